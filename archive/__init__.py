@@ -1,0 +1,1 @@
+"""The archive: historical records, each statement traced to a passage of its source."""

@@ -1,0 +1,3 @@
+"""Routes of the curators' own pages inside the admin (source reader, review queue)."""
+
+urlpatterns: list = []

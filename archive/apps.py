@@ -1,0 +1,10 @@
+"""App configuration of the archive."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ArchiveConfig(AppConfig):
+    name = "archive"
+    verbose_name = _("Archive")
+    default_auto_field = "django.db.models.BigAutoField"

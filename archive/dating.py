@@ -1,0 +1,61 @@
+"""Dates as the archive keeps them: EDTF strings with sortable bounds.
+
+The `edtf` package parses the string; its bounds ignore the time of day and
+it knows no time zone, so this module turns them into timezone-aware bounds
+in Nanjing local time. A date with an unspecified year (`XXXX-01-22`, the
+invented calendar of a novel) has no place on the real timeline: no bounds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from zoneinfo import ZoneInfo
+
+import edtf
+from edtf.parser.edtf_exceptions import EDTFParseException
+
+NANJING = ZoneInfo("Asia/Shanghai")
+
+
+class BadDate(ValueError):
+    """An EDTF string that cannot be parsed or has no valid bounds."""
+
+
+def parse(value: str) -> object:
+    try:
+        return edtf.parse_edtf(value)
+    except (EDTFParseException, ValueError, TypeError) as exc:
+        raise BadDate(f"“{value}” is not a valid EDTF date (for example 1937-12-12, 1937-12-13~, XXXX-01-22).") from exc
+
+
+def has_unspecified_year(value: str) -> bool:
+    head = value.lstrip("-")[:4]
+    return "X" in head.upper()
+
+
+def _day(struct: time.struct_time) -> dt.date:
+    return dt.date(struct.tm_year, struct.tm_mon, struct.tm_mday)
+
+
+def bounds(value: str) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """Earliest and latest instant an EDTF string allows, in Nanjing time."""
+    parsed = parse(value)
+    if has_unspecified_year(value) or "/X" in value.upper():
+        return None, None
+    if isinstance(parsed, edtf.DateAndTime):
+        moment = dt.datetime.fromisoformat(value.rstrip("~?%"))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=NANJING)
+        return moment, moment
+    try:
+        lower = parsed.lower_strict()  # type: ignore[attr-defined]
+        upper = parsed.upper_strict()  # type: ignore[attr-defined]
+        first, last = _day(lower), _day(upper)
+    except (ValueError, OverflowError, AttributeError) as exc:
+        raise BadDate(f"“{value}” has no bounds on the real timeline.") from exc
+    if first.year < 1 or last.year >= 9999:
+        return None, None
+    earliest = dt.datetime.combine(first, dt.time.min, NANJING)
+    latest = dt.datetime.combine(last, dt.time.max, NANJING)
+    return earliest, latest

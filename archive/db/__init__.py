@@ -1,0 +1,1 @@
+"""Database-level rules that Django's constraints cannot express."""

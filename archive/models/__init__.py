@@ -1,0 +1,39 @@
+"""The data model, one module per area."""
+
+from .citations import TARGET_FIELDS, Citation, Rank
+from .curation import Curated, Side, Status
+from .events import Event, EventKind, Participation, ParticipationRole
+from .people import NameKind, Person, PersonName, Script
+from .places import Location, LocationAlias, LocationKind
+from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
+from .units import Echelon, Post, Unit, UnitAlias
+
+__all__ = [
+    "FICTION_KINDS",
+    "TARGET_FIELDS",
+    "Citation",
+    "Curated",
+    "Echelon",
+    "Event",
+    "EventKind",
+    "Language",
+    "Location",
+    "LocationAlias",
+    "LocationKind",
+    "NameKind",
+    "Participation",
+    "ParticipationRole",
+    "Passage",
+    "PassageRole",
+    "Person",
+    "PersonName",
+    "Post",
+    "Rank",
+    "Script",
+    "Side",
+    "Source",
+    "SourceKind",
+    "Status",
+    "Unit",
+    "UnitAlias",
+]

@@ -1,0 +1,148 @@
+"""Citations: the exact words of a passage that are evidence for a record.
+
+A citation points at one passage, holds the exact quote with its offsets in
+that passage, and is evidence for exactly one record (a CHECK constraint).
+The quote is always the passage's own characters: `passage.text[start:end]`,
+enforced by `clean()` and by a database trigger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from archive.text import anchor
+
+from .curation import Curated
+from .events import Event, Participation
+from .people import Person
+from .places import Location
+from .sources import Passage
+from .units import Post, Unit
+
+# The records a citation can be evidence for; exactly one is set.
+TARGET_FIELDS = ("person", "unit", "location", "event", "post", "participation")
+
+
+class Rank(models.TextChoices):
+    PREFERRED = "preferred", _("preferred")
+    NORMAL = "normal", _("normal")
+    DEPRECATED = "deprecated", _("deprecated")
+
+
+def _exactly_one_target() -> Q:
+    condition = Q()
+    for chosen in TARGET_FIELDS:
+        branch = Q(**{f"{chosen}__isnull": False})
+        for other in TARGET_FIELDS:
+            if other != chosen:
+                branch &= Q(**{f"{other}__isnull": True})
+        condition |= branch
+    return condition
+
+
+class Citation(Curated):
+    slug = models.SlugField(_("slug"), max_length=150, unique=True, blank=True)
+    passage = models.ForeignKey(Passage, verbose_name=_("passage"), on_delete=models.PROTECT, related_name="citations")
+    quote = models.TextField(_("quote"), help_text=_("The exact words of the passage."))
+    start = models.PositiveIntegerField(_("start"), help_text=_("Offset of the quote in the passage, in characters."))
+    end = models.PositiveIntegerField(_("end"))
+    claim = models.CharField(
+        _("claim"), max_length=500, help_text=_("What the passage says about the record, in a few words.")
+    )
+    rank = models.CharField(_("rank"), max_length=16, choices=Rank.choices, default=Rank.NORMAL)
+
+    person = models.ForeignKey(
+        Person, verbose_name=_("person"), null=True, blank=True, on_delete=models.PROTECT, related_name="citations"
+    )
+    unit = models.ForeignKey(
+        Unit, verbose_name=_("unit"), null=True, blank=True, on_delete=models.PROTECT, related_name="citations"
+    )
+    location = models.ForeignKey(
+        Location, verbose_name=_("location"), null=True, blank=True, on_delete=models.PROTECT, related_name="citations"
+    )
+    event = models.ForeignKey(
+        Event, verbose_name=_("event"), null=True, blank=True, on_delete=models.PROTECT, related_name="citations"
+    )
+    post = models.ForeignKey(
+        Post, verbose_name=_("post"), null=True, blank=True, on_delete=models.PROTECT, related_name="citations"
+    )
+    participation = models.ForeignKey(
+        Participation,
+        verbose_name=_("participation"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="citations",
+    )
+
+    history = HistoricalRecords()
+
+    class Meta:
+        permissions = [("review_citation", "Can approve or reject citation records")]
+        verbose_name = _("citation")
+        verbose_name_plural = _("citations")
+        ordering = ["passage", "start", "id"]
+        constraints = [
+            models.CheckConstraint(condition=_exactly_one_target(), name="citation_exactly_one_target"),
+            models.CheckConstraint(condition=Q(end__gt=models.F("start")), name="citation_end_after_start"),
+            models.CheckConstraint(
+                condition=Q(end=models.F("start") + Length("quote")), name="citation_offsets_match_quote"
+            ),
+        ]
+        indexes = [models.Index(fields=["passage", "status"])]
+
+    def __str__(self) -> str:
+        return f"“{self.quote[:40]}” ({self.passage})"
+
+    @property
+    def target(self) -> models.Model | None:
+        for name in TARGET_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                return value
+        return None
+
+    @property
+    def target_field(self) -> str | None:
+        for name in TARGET_FIELDS:
+            if getattr(self, f"{name}_id") is not None:
+                return name
+        return None
+
+    def clean(self) -> None:
+        errors: dict[str, Any] = {}
+        targets = [name for name in TARGET_FIELDS if getattr(self, f"{name}_id") is not None]
+        if len(targets) != 1:
+            errors["__all__"] = _("A citation is evidence for exactly one record; it names %(count)s.") % {
+                "count": len(targets)
+            }
+        if self.passage_id and self.quote:
+            try:
+                found = anchor.locate(self.passage.text, self.quote, hint_start=self.start)
+            except anchor.QuoteNotFound as exc:
+                errors["quote"] = _("The quote is not in passage %(passage)s. Closest match: “%(closest)s”.") % {
+                    "passage": self.passage,
+                    "closest": exc.closest,
+                }
+            except anchor.AmbiguousQuote:
+                found = anchor.locate(self.passage.text, self.quote)
+                self.quote, self.start, self.end = found.exact, found.start, found.end
+            else:
+                # Keep the passage's own characters, even when matched after folding.
+                self.quote, self.start, self.end = found.exact, found.start, found.end
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.slug and self.passage_id:
+            digest = hashlib.sha256(f"{self.passage_id}:{self.start}:{self.quote}".encode()).hexdigest()[:8]
+            self.slug = f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
+        super().save(*args, **kwargs)

@@ -1,0 +1,164 @@
+"""Review state and the fields every curated record shares.
+
+A record enters as a draft, is submitted for review and is approved or rejected
+by someone other than its author (four eyes). The transitions live here, in the
+model layer, so that the admin, the importers and a shell script all go through
+the same rules: `save()` refuses a status that was not reached by a transition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", _("draft")
+    IN_REVIEW = "in_review", _("in review")
+    APPROVED = "approved", _("approved")
+    REJECTED = "rejected", _("rejected")
+
+
+class Side(models.TextChoices):
+    CHINESE = "chinese", _("Chinese")
+    JAPANESE = "japanese", _("Japanese")
+    THIRD_COUNTRY = "third_country", _("third country")
+    UNKNOWN = "unknown", _("unknown")
+
+
+class CuratedQuerySet(models.QuerySet):
+    def approved(self) -> CuratedQuerySet:
+        return self.filter(status=Status.APPROVED)
+
+    def with_fictional(self) -> CuratedQuerySet:
+        """Annotate `fictional`, derived from the approved citations (see `fictional_expression`)."""
+        return self.annotate(fictional=fictional_expression(self.model))
+
+
+class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignore[misc]
+    """Natural keys by slug, so that fixtures link records by key, not by id."""
+
+    def get_by_natural_key(self, slug: str) -> Any:
+        return self.get(slug=slug)
+
+
+def fictional_expression(model: type[models.Model]) -> models.Expression:
+    """Fiction is a property of evidence.
+
+    A record is fictional when it has approved citations and all of them come
+    from fiction; a person, unit or place a curator marked historical never is.
+    Computed in SQL, so the flag follows every change of citations and review.
+    """
+    from .citations import Citation
+
+    field = model._meta.model_name
+    cited = Citation.objects.filter(**{field: models.OuterRef("pk")}, status=Status.APPROVED)
+    expression = models.Exists(cited.filter(passage__source__is_fiction=True)) & ~models.Exists(
+        cited.filter(passage__source__is_fiction=False)
+    )
+    if any(f.name == "marked_historical" for f in model._meta.get_fields()):
+        expression &= models.Q(marked_historical=False)
+    return models.ExpressionWrapper(expression, output_field=models.BooleanField())
+
+
+class NaturalKeyBySlug:
+    slug: str
+
+    def natural_key(self) -> tuple[str]:
+        return (self.slug,)
+
+
+class Curated(NaturalKeyBySlug, models.Model):
+    """Abstract base of every record that is reviewed."""
+
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.DRAFT, db_index=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("created by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    modified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("last changed by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reviewed by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    review_note = models.TextField(_("review note"), blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    objects = SlugManager()
+
+    class Meta:
+        abstract = True
+
+    # The status a row had when it was read, to detect a status changed by hand.
+    _loaded_status: str | None = None
+    _transition_allowed: bool = False
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._transition_allowed:
+            self._guard_status()
+        self._transition_allowed = False
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
+        instance = super().from_db(db, field_names, values)
+        instance._loaded_status = getattr(instance, "status", None)
+        return instance
+
+    # Status changes an ordinary save may make; approval and rejection are not
+    # among them, they are reached only through `archive.curation`.
+    _MANUAL_CHANGES = {
+        (None, Status.DRAFT),
+        (None, Status.IN_REVIEW),
+        (Status.DRAFT, Status.DRAFT),
+        (Status.DRAFT, Status.IN_REVIEW),
+        (Status.IN_REVIEW, Status.IN_REVIEW),
+        (Status.IN_REVIEW, Status.DRAFT),
+        (Status.REJECTED, Status.REJECTED),
+        (Status.REJECTED, Status.DRAFT),
+        (Status.REJECTED, Status.IN_REVIEW),
+        (Status.APPROVED, Status.IN_REVIEW),
+    }
+
+    def _guard_status(self) -> None:
+        """An ordinary save may not set a reviewed status; an edit reopens review."""
+        if self._loaded_status == Status.APPROVED and self.status == Status.APPROVED:
+            self.status = Status.IN_REVIEW
+            self.reviewed_by = None
+            self.reviewed_at = None
+            return
+        if (self._loaded_status, self.status) not in self._MANUAL_CHANGES:
+            raise ValidationError(
+                {
+                    "status": _("The status “%(status)s” is reached only by a review transition.")
+                    % {"status": self.status}
+                }
+            )
+
+    def save_transition(self, **kwargs: Any) -> None:
+        """Save a status that a transition in `archive.curation` has checked."""
+        self._transition_allowed = True
+        self.save(**kwargs)
+        self._loaded_status = self.status

@@ -1,0 +1,30 @@
+"""The two roles of the archive and what each may do.
+
+One place for the rule, used by the data migration that creates the groups
+and by the demo-account command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CURATED_MODELS = ("source", "person", "unit", "post", "location", "event", "participation", "citation")
+CHILD_MODELS = ("passage", "personname", "unitalias", "locationalias")
+
+
+def role_permissions(role: str) -> list[str]:
+    """Codenames of the archive's permissions a role holds."""
+    if role == "curator":
+        codenames = [f"{action}_{model}" for model in CURATED_MODELS for action in ("add", "change", "view")]
+        codenames += [f"{action}_{model}" for model in CHILD_MODELS for action in ("add", "change", "delete", "view")]
+        return codenames
+    if role == "reviewer":
+        return role_permissions("curator") + [f"review_{model}" for model in CURATED_MODELS]
+    raise ValueError(f"unknown role {role!r}")
+
+
+def ensure_groups(group_model: Any, permission_model: Any) -> None:
+    for role in ("curator", "reviewer"):
+        group, _created = group_model.objects.get_or_create(name=role)
+        wanted = permission_model.objects.filter(content_type__app_label="archive", codename__in=role_permissions(role))
+        group.permissions.set(wanted)

@@ -1,0 +1,106 @@
+"""A throwaway PostgreSQL cluster for tests and benchmarks.
+
+Started from the machine's server binaries (`initdb`, `pg_ctl`) in a temporary
+directory with a UTF-8 locale, listening only on a Unix socket and a loopback
+port, and removed when the context ends. As root, the server runs as the
+`postgres` system user, because PostgreSQL refuses to run as root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def find_bin_dir() -> Path | None:
+    found = shutil.which("pg_ctl")
+    if found and shutil.which("initdb"):
+        return Path(os.path.realpath(found)).parent
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)
+    return Path(candidates[0]).parent if candidates else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    if os.geteuid() != 0:
+        return command
+    return ["runuser", "-u", "postgres", "--", *command]
+
+
+def _utf8_locale() -> str:
+    """A UTF-8 locale that classifies CJK characters as letters (pg_trgm needs it)."""
+    available = subprocess.run(["locale", "-a"], capture_output=True, text=True).stdout.split()
+    for wanted in ("en_US.utf8", "en_US.UTF-8", "C.utf8", "C.UTF-8"):
+        if wanted in available:
+            return wanted
+    return "C.UTF-8"
+
+
+@contextlib.contextmanager
+def cluster(database: str = "archive") -> Iterator[str]:
+    """Yield a DATABASE_URL of a new, empty database in a private cluster."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) were not found.")
+    root = Path(tempfile.mkdtemp(prefix="archive-pg-"))
+    data, sockets = root / "data", root / "sockets"
+    sockets.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+    port = _free_port()
+    locale = _utf8_locale()
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
+    try:
+        subprocess.run(
+            _as_server_user(
+                [
+                    str(bin_dir / "initdb"),
+                    "-D",
+                    str(data),
+                    "-E",
+                    "UTF8",
+                    f"--locale={locale}",
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "--no-sync",
+                ]
+            ),
+            check=True,
+            **quiet,
+        )
+        options = f"-k {sockets} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+        subprocess.run(
+            _as_server_user(
+                [str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]
+            ),
+            check=True,
+            **quiet,
+        )
+        subprocess.run(
+            _as_server_user(
+                [str(bin_dir / "createdb"), "-h", str(sockets), "-p", str(port), "-U", "postgres", database]
+            ),
+            check=True,
+            **quiet,
+        )
+        yield f"postgres://postgres@127.0.0.1:{port}/{database}"
+    finally:
+        if (data / "postmaster.pid").exists():
+            subprocess.run(
+                _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]), **quiet
+            )
+        shutil.rmtree(root, ignore_errors=True)
