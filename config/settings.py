@@ -40,6 +40,8 @@ if not DEBUG:
         raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off.")
 
 INSTALLED_APPS = [
+    # First, so that its templates override the admin's (base_site, index).
+    "archive",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -54,7 +56,6 @@ INSTALLED_APPS = [
     "import_export",
     "corsheaders",
     "axes",
-    "archive",
 ]
 
 MIDDLEWARE = [

@@ -7,4 +7,6 @@ urlpatterns = [
     path("admin/curate/", include("archive.admin.curator_urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("archive.api.urls")),
+    # The language switcher of the admin header posts here; the choice is kept in a cookie.
+    path("i18n/", include("django.conf.urls.i18n")),
 ]
