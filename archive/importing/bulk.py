@@ -1,0 +1,133 @@
+"""Write many passages, and their history, in a few statements.
+
+A source of a million passages must not be saved row by row (2.3k rows/s
+with `objects.create`): PostgreSQL takes them through COPY (about 50k rows/s
+with psycopg 3), other databases through batched `bulk_create`. Either way
+simple-history sees nothing of a bulk write, so the historical rows are
+written in bulk too, in the same transaction, which the caller owns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connections, models, router
+from django.utils import timezone
+
+from archive.models import Passage, PassageRole, Source
+from archive.text.segment import Segment, sha256_text
+
+__all__ = ["BATCH_SIZE", "insert_passages", "record_history"]
+
+BATCH_SIZE = 2000
+
+
+def _history_model(model: type[models.Model]) -> type[models.Model]:
+    return model.history.model  # type: ignore[attr-defined]
+
+
+def _historical_rows(
+    model: type[models.Model], objs: Iterable[models.Model], *, history_type: str, reason: str, when: dt.datetime
+) -> list[models.Model]:
+    """The historical records simple-history would write, built in memory."""
+    history_model = _history_model(model)
+    tracked = history_model.tracked_fields  # type: ignore[attr-defined]
+    return [
+        history_model(
+            history_date=when,
+            history_user=None,
+            history_change_reason=reason,
+            history_type=history_type,
+            **{field.attname: getattr(obj, field.attname) for field in tracked},
+        )
+        for obj in objs
+    ]
+
+
+def _copy(using: str, model: type[models.Model], objs: Sequence[models.Model]) -> None:
+    """COPY ``objs`` into ``model``'s table; the auto primary key is left to the database."""
+    connection = connections[using]
+    fields = [f for f in model._meta.concrete_fields if not (f.primary_key and isinstance(f, models.AutoField))]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    sql = f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.copy(sql) as copy:
+        for obj in objs:
+            copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
+
+
+def record_history(
+    model: type[models.Model],
+    objs: Sequence[models.Model],
+    *,
+    history_type: str,
+    reason: str,
+    using: str | None = None,
+    when: dt.datetime | None = None,
+) -> int:
+    """Write one historical record per object in bulk ('+' created, '~' changed, '-' deleted)."""
+    if not objs:
+        return 0
+    using = using or router.db_for_write(model)
+    rows = _historical_rows(model, objs, history_type=history_type, reason=reason, when=when or timezone.now())
+    history_model = _history_model(model)
+    if connections[using].vendor == "postgresql":
+        _copy(using, history_model, rows)
+    else:
+        history_model._default_manager.using(using).bulk_create(rows, batch_size=BATCH_SIZE)
+    return len(rows)
+
+
+def insert_passages(
+    source: Source,
+    segments: Sequence[Segment],
+    roles: Sequence[str] | None = None,
+    *,
+    quotes: Sequence[int | None] | None = None,
+    reason: str = "imported",
+) -> list[Passage]:
+    """Insert ``segments`` as passages of ``source`` and record their history.
+
+    Runs inside the caller's transaction (and refuses to run outside one, so
+    that a failure never leaves half a source behind). ``roles`` and
+    ``quotes`` (ids of quoted sources) go with the segments, one each.
+    Returns the passages with their ids.
+    """
+    using = router.db_for_write(Passage)
+    connection = connections[using]
+    if not connection.in_atomic_block:
+        raise RuntimeError("insert_passages() writes many rows and must run inside transaction.atomic().")
+    roles = list(roles) if roles is not None else [PassageRole.BODY] * len(segments)
+    quoted = list(quotes) if quotes is not None else [None] * len(segments)
+    if not len(roles) == len(quoted) == len(segments):
+        raise ValueError(f"{len(segments)} segments need as many roles and quotes, got {len(roles)} and {len(quoted)}")
+    passages = [
+        Passage(
+            source=source,
+            seq=seg.seq,
+            text=seg.text,
+            start=seg.start,
+            end=seg.end,
+            sha256=sha256_text(seg.text),
+            role=role,
+            quotes_id=quotes_id,
+        )
+        for seg, role, quotes_id in zip(segments, roles, quoted, strict=True)
+    ]
+    if not passages:
+        return []
+    if connection.vendor == "postgresql":
+        _copy(using, Passage, passages)
+        ids: dict[int, Any] = dict(
+            Passage.objects.using(using)
+            .filter(source=source, seq__gte=min(p.seq for p in passages), seq__lte=max(p.seq for p in passages))
+            .values_list("seq", "id")
+        )
+        for passage in passages:
+            passage.pk = ids[passage.seq]
+    else:
+        Passage.objects.using(using).bulk_create(passages, batch_size=BATCH_SIZE)
+    record_history(Passage, passages, history_type="+", reason=reason, using=using)
+    return passages

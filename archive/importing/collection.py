@@ -1,0 +1,172 @@
+"""Load the shipped collection: check it all, then load it all or nothing.
+
+`load_collection` is what `make run` calls on every start, so it must be
+harmless to repeat: records are matched by natural key and updated in place,
+and history is written only for records that were created or changed. The
+whole load is one transaction; any error Django raises while loading is
+reported as a CommandError naming the fixture file.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.core import serializers
+from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist, ValidationError
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import DatabaseError, models, transaction
+from django.utils.translation import gettext as _
+
+from archive.models import Source
+from archive.text.segment import Segment, verify_tiling
+
+from .bulk import insert_passages, record_history
+from .fixture_check import Collection, Record, check_collection, key_lookups, prepare_records, read_collection
+from .source_text import passage_roles
+
+__all__ = ["LoadReport", "load_collection"]
+
+_LOAD_ERRORS = (
+    serializers.base.DeserializationError,
+    DatabaseError,  # IntegrityError from CHECK constraints and triggers, DataError ...
+    FieldDoesNotExist,
+    ObjectDoesNotExist,
+    ValidationError,
+    ValueError,
+    TypeError,
+    LookupError,
+)
+
+
+@dataclass
+class LoadReport:
+    files: list[Path] = field(default_factory=list)
+    records: int = 0
+    created: int = 0
+    changed: int = 0
+    passages_made: int = 0
+
+
+class CollectionError(CommandError):
+    """The collection cannot be loaded; the database is as it was."""
+
+
+def _historical(model: type[models.Model]) -> bool:
+    return hasattr(model, "history")
+
+
+def _loaded_objects(records: Sequence[Record], using: str) -> dict[type[models.Model], list[models.Model]]:
+    """The rows the records became, fetched in one query per model."""
+    found: dict[type[models.Model], list[models.Model]] = {}
+    groups: dict[str, list[Record]] = {}
+    for record in records:
+        groups.setdefault(record.label, []).append(record)
+    for label, group in groups.items():
+        model = apps.get_model(label)
+        lookups = key_lookups(model)
+        if lookups is None or not _historical(model):
+            continue
+        keys = {r.key for r in group if r.key is not None}
+        rows = model._default_manager.db_manager(using).filter(**{f"{lookups[0]}__in": {k[0] for k in keys}})
+        values = rows.values_list("pk", *lookups)
+        pks = [v[0] for v in values if tuple(v[1:]) in keys]
+        found[model] = list(model._default_manager.db_manager(using).filter(pk__in=pks))
+    return found
+
+
+def _record_load_history(objs: dict[type[models.Model], list[models.Model]], reason: str, using: str
+                         ) -> tuple[int, int]:
+    """History for the rows a load created or changed; an unchanged row gets none."""
+    created = changed = 0
+    for model, rows in objs.items():
+        history_model = model.history.model  # type: ignore[attr-defined]
+        tracked = history_model.tracked_fields
+        latest: dict[Any, models.Model] = {}
+        for row in history_model._default_manager.using(using).filter(id__in=[o.pk for o in rows]).order_by(
+            "id", "-history_date", "-history_id"
+        ):
+            latest.setdefault(row.id, row)
+        new = [o for o in rows if o.pk not in latest]
+        different = [
+            o
+            for o in rows
+            if o.pk in latest and any(getattr(latest[o.pk], f.attname) != getattr(o, f.attname) for f in tracked)
+        ]
+        created += record_history(model, new, history_type="+", reason=reason, using=using)
+        changed += record_history(model, different, history_type="~", reason=reason, using=using)
+    return created, changed
+
+
+def _make_passages(source_slugs: Sequence[str], shown: str, using: str) -> int:
+    """Passages for sources that have a text and none yet; check the others still tile their text."""
+    made = 0
+    for source in Source.objects.using(using).filter(slug__in=source_slugs):
+        if not source.text:
+            continue
+        existing = list(source.passages.order_by("seq").values_list("seq", "start", "end", "text"))
+        if existing:
+            try:
+                verify_tiling(source.text, [Segment(*row) for row in existing])
+            except ValueError as exc:
+                raise CollectionError(
+                    _("%(file)s: the text of source %(slug)s no longer matches its passages (%(error)s); replace it "
+                      "with import_source --replace, which re-anchors the citations.")
+                    % {"file": shown, "slug": source.slug, "error": exc}
+                ) from exc
+            continue
+        from archive.text.segment import split_passages
+
+        segments = split_passages(source.text)
+        insert_passages(source, segments, passage_roles(segments), reason=f"loaded from {Path(shown).name}")
+        made += len(segments)
+    return made
+
+
+def load_collection(directory: str | Path, *, using: str = "default") -> LoadReport:
+    """Check and load every fixture file of ``directory`` in one transaction."""
+    directory = Path(directory)
+    collection: Collection = read_collection(directory)
+    report = LoadReport(files=list(collection.files))
+    if not collection.files:
+        return report
+    problems = check_collection(collection, using=using)
+    if problems:
+        lines = "\n".join(f"  - {p}" for p in problems)
+        raise CollectionError(
+            _("The collection in %(dir)s has %(count)s problem(s); nothing was loaded:\n%(lines)s")
+            % {"dir": directory, "count": len(problems), "lines": lines}
+        )
+    with tempfile.TemporaryDirectory(prefix="collection-") as tmp, transaction.atomic(using=using):
+        for path in collection.files:
+            records = collection.records.get(path, [])
+            shown = str(path)
+            prepared = Path(tmp) / path.name
+            prepared.write_text(json.dumps(prepare_records(records, using=using), ensure_ascii=False),
+                                encoding="utf-8")
+            try:
+                call_command("loaddata", str(prepared), database=using, verbosity=0)
+            except CommandError as exc:
+                raise CollectionError(f"{shown}: {str(exc).replace(str(prepared), shown)}") from exc
+            except _LOAD_ERRORS as exc:
+                message = str(exc).replace(str(prepared), shown)
+                if shown not in message:
+                    message = f"{shown}: {message}"
+                raise CollectionError(message) from exc
+            report.passages_made += _make_passages(
+                [r.fields["slug"] for r in records if r.label == "archive.source" and r.fields.get("slug")],
+                shown,
+                using,
+            )
+            created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
+                                                    using)
+            report.records += len(records)
+            report.created += created
+            report.changed += changed
+    return report
