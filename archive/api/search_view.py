@@ -1,0 +1,93 @@
+"""`/api/v1/search/`: the search interface of `archive.search` as a paginated, read-only endpoint.
+
+A thin layer: it validates the parameters (a bad one is a 400 naming it),
+pages through `archive.search.find` with the archive's pagination, and turns
+each hit's API path into an absolute URL for the request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from archive import search
+from archive.api.pagination import ArchivePagination
+
+
+class SearchUnavailable(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "Search is not available on this database."
+    default_code = "search_unavailable"
+
+
+class HitSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=search.TYPES, read_only=True)
+    id = serializers.IntegerField(read_only=True)
+    slug = serializers.CharField(read_only=True, allow_null=True, help_text="None for passages.")
+    title = serializers.CharField(read_only=True, help_text="Name or title; for a passage “<source title> §<seq>”.")
+    url = serializers.SerializerMethodField(help_text="The record's API URL.")
+    matched = serializers.ChoiceField(choices=["name", "alias", "pinyin", "title", "text"], read_only=True)
+    snippet = serializers.CharField(read_only=True, help_text="HTML-escaped, the match inside <mark>…</mark>.")
+    start = serializers.IntegerField(read_only=True, allow_null=True, help_text="Passages: offset of the match.")
+    end = serializers.IntegerField(read_only=True, allow_null=True)
+    score = serializers.IntegerField(
+        read_only=True, help_text="Lower is better: 0 exact name, 1 name contains, 2 alias, 3 pinyin, 4 passage."
+    )
+    fictional = serializers.BooleanField(read_only=True)
+
+    def get_url(self, hit: search.Hit) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(hit.path) if request is not None else hit.path
+
+
+def _types(request: Request) -> list[str] | None:
+    values = [part.strip() for value in request.query_params.getlist("type") for part in value.split(",")]
+    return [value for value in values if value] or None
+
+
+class SearchView(GenericAPIView):
+    """Search names, aliases and passage text, folded (Traditional/Simplified, case, pinyin)."""
+
+    serializer_class = HitSerializer
+    pagination_class = ArchivePagination
+    filter_backends: list[Any] = []
+
+    @extend_schema(
+        summary="Search the archive",
+        description=(
+            "Typed hits (person, unit, location, event, source, passage) ranked: an exact name, a name "
+            "containing the query, an alias, a pinyin match, then passage mentions. Only approved records "
+            "and passages of approved sources. The query is folded: Traditional and Simplified forms, "
+            "full-width forms and case compare equal, and names match by toneless pinyin."
+        ),
+        parameters=[
+            OpenApiParameter("q", OpenApiTypes.STR, required=True,
+                             description=f"The query, 1–{search.MAX_QUERY_LENGTH} characters."),
+            OpenApiParameter("fiction", OpenApiTypes.STR, enum=list(search.FICTION_CHOICES), default="exclude",
+                             description="Hits on fictional records and fiction sources: exclude, include or only."),
+            OpenApiParameter("type", OpenApiTypes.STR, many=True, explode=False,
+                             description=f"Restrict to these types (comma-separated): {', '.join(search.TYPES)}."),
+        ],
+        responses={200: HitSerializer(many=True)},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        try:
+            results = search.find(
+                request.query_params.get("q", ""),
+                fiction=request.query_params.get("fiction", "exclude"),
+                types=_types(request),
+            )
+            page = self.paginate_queryset(results)
+        except search.QueryError as error:
+            raise ValidationError({error.param: [error.message]}) from error
+        except search.SearchBackendError as error:
+            raise SearchUnavailable(str(error)) from error
+        serializer = self.get_serializer(page, many=True)
+        return self.get_paginated_response(serializer.data)

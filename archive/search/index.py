@@ -1,0 +1,201 @@
+"""The passage index: writing entries, and finding them on each engine.
+
+Entries are written in Python because folding (OpenCC, NFKC) happens there;
+on PostgreSQL the 1- and 2-grams are computed at the same time and written in
+the same COPY, since deriving them in SQL with a per-row function took eleven
+minutes for a million passages. A lookup then is
+
+* PostgreSQL: `grams @> ARRAY[...]` served by the GIN index (the character for
+  a one-character term, the 2-grams for longer ones), plus `folded LIKE` to
+  confirm the order of the 2-grams of a term of three or more characters;
+* SQLite: `folded LIKE '%term%'` over the entries (a scan; SQLite is the demo
+  database, not the one that holds a million passages).
+
+Both return exactly the passages whose folded text contains the folded term,
+so the two engines give the same results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.db import connections, models, transaction
+from django.db.models.expressions import RawSQL
+
+from archive.models import Passage, PassageSearchEntry, Source, Status
+from archive.models.search import database_encoding_problem
+
+from .keys import grams, query_grams, search_key
+
+TABLE = PassageSearchEntry._meta.db_table
+GIN_INDEX = "archive_pse_grams_gin"
+BATCH_SIZE = 5000
+
+_checked: dict[tuple[str, str], str | None] = {}
+
+
+class SearchBackendError(RuntimeError):
+    """The database cannot serve search (e.g. it was created without UTF-8)."""
+
+
+def ensure_usable(alias: str = "default") -> None:
+    """Refuse to search a database whose encoding cannot hold Chinese text."""
+    connection = connections[alias]
+    if connection.vendor != "postgresql":
+        return
+    marker = (alias, str(connection.settings_dict.get("NAME")))
+    if marker not in _checked:
+        _checked[marker] = database_encoding_problem(connection)
+    problem = _checked[marker]
+    if problem:
+        raise SearchBackendError(problem)
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _rows(passages: Iterable[tuple[int, int, int, str, str]]) -> Iterator[tuple[Any, ...]]:
+    for pk, source_id, seq, text, sha256 in passages:
+        folded = search_key(text)
+        yield pk, source_id, seq, folded, sha256, grams(folded)
+
+
+_FIELDS = ("pk", "source_id", "seq", "text", "sha256")
+
+
+def _write(rows: Iterable[tuple[Any, ...]], alias: str) -> int:
+    connection = connections[alias]
+    written = 0
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor, cursor.copy(
+            f"COPY {TABLE} (passage_id, source_id, seq, folded, text_sha256, grams) FROM STDIN"
+        ) as copy:
+            copy.set_types(["int8", "int8", "int4", "text", "text", "text[]"])
+            for row in rows:
+                copy.write_row(row)
+                written += 1
+        return written
+    entries = [
+        PassageSearchEntry(passage_id=pk, source_id=source_id, seq=seq, folded=folded, text_sha256=sha)
+        for pk, source_id, seq, folded, sha, _grams in rows
+    ]
+    PassageSearchEntry.objects.using(alias).bulk_create(entries, batch_size=BATCH_SIZE)
+    return len(entries)
+
+
+def _passage_ids(objects: Iterable[Any]) -> tuple[set[int], set[int]]:
+    passage_ids: set[int] = set()
+    source_ids: set[int] = set()
+    for obj in objects:
+        if isinstance(obj, Passage):
+            passage_ids.add(obj.pk)
+        elif isinstance(obj, Source):
+            source_ids.add(obj.pk)
+        elif isinstance(obj, models.QuerySet) and obj.model in (Passage, Source):
+            target = passage_ids if obj.model is Passage else source_ids
+            target.update(obj.values_list("pk", flat=True))
+        # Persons, units, places and events are matched on the fly: nothing to write.
+    return passage_ids, source_ids
+
+
+def reindex(objects: Iterable[Any], *, using: str = "default") -> int:
+    """Write the entries of the given passages, sources (all their passages) or querysets of them.
+
+    Other records are accepted and ignored, because they are matched on the
+    fly. Returns the number of entries written.
+    """
+    passage_ids, source_ids = _passage_ids(objects)
+    if not passage_ids and not source_ids:
+        return 0
+    selection = models.Q(pk__in=passage_ids) | models.Q(source_id__in=source_ids)
+    passages = Passage.objects.using(using).filter(selection)
+    with transaction.atomic(using=using):
+        PassageSearchEntry.objects.using(using).filter(
+            models.Q(passage_id__in=passage_ids) | models.Q(source_id__in=source_ids)
+        ).delete()
+        return _write(_rows(passages.order_by("pk").values_list(*_FIELDS).iterator(chunk_size=BATCH_SIZE)), using)
+
+
+def _batches(queryset: models.QuerySet, batch_size: int) -> Iterator[list[tuple[int, int, int, str, str]]]:
+    """Keyset pagination by primary key: no OFFSET, no open cursor beside the COPY."""
+    last = 0
+    while True:
+        batch = list(queryset.filter(pk__gt=last).order_by("pk").values_list(*_FIELDS)[:batch_size])
+        if not batch:
+            return
+        yield batch
+        last = batch[-1][0]
+
+
+def rebuild(*, using: str = "default", update_only: bool = False, batch_size: int = BATCH_SIZE,
+            progress: Any = None) -> dict[str, int]:
+    """Rebuild the whole index, or with `update_only` write only missing and stale entries.
+
+    A full rebuild on PostgreSQL empties the table, drops the GIN index, COPYs
+    every entry and builds the index once at the end, which is much faster
+    than maintaining it row by row.
+    """
+    connection = connections[using]
+    postgres = connection.vendor == "postgresql"
+    passages = Passage.objects.using(using)
+    stats = {"written": 0, "removed": 0}
+    with transaction.atomic(using=using):
+        if update_only:
+            stale = PassageSearchEntry.objects.using(using).exclude(text_sha256=models.F("passage__sha256"))
+            stats["removed"] = stale.delete()[0]
+            passages = passages.filter(search_entry__isnull=True)
+        else:
+            stats["removed"] = PassageSearchEntry.objects.using(using).count()
+            with connection.cursor() as cursor:
+                if postgres:
+                    cursor.execute(f"TRUNCATE {TABLE}")
+                    cursor.execute(f"DROP INDEX IF EXISTS {GIN_INDEX}")
+                else:
+                    cursor.execute(f"DELETE FROM {TABLE}")
+        for batch in _batches(passages, batch_size):
+            stats["written"] += _write(_rows(batch), using)
+            if progress:
+                progress(stats["written"])
+        if postgres:
+            with connection.cursor() as cursor:
+                if not update_only:
+                    cursor.execute(f"CREATE INDEX {GIN_INDEX} ON {TABLE} USING gin (grams)")
+                cursor.execute(f"ANALYZE {TABLE}")
+    return stats
+
+
+def stale_count(*, using: str = "default") -> dict[str, int]:
+    """How far the index is behind the passages: missing and stale entries."""
+    return {
+        "missing": Passage.objects.using(using).filter(search_entry__isnull=True).count(),
+        "stale": PassageSearchEntry.objects.using(using).exclude(text_sha256=models.F("passage__sha256")).count(),
+    }
+
+
+# ---------------------------------------------------------------- finding
+
+
+def matching_entries(key: str, *, using: str = "default") -> models.QuerySet:
+    """Entries whose folded text contains `key` (already folded), on either engine."""
+    ensure_usable(using)
+    entries = PassageSearchEntry.objects.using(using)
+    if connections[using].vendor == "postgresql":
+        wanted = query_grams(key)
+        entries = entries.filter(
+            RawSQL(f'"{TABLE}"."grams" @> %s::text[]', (wanted,), output_field=models.BooleanField())
+        )
+        if len(key) > 2:
+            entries = entries.filter(folded__contains=key)
+        return entries
+    return entries.filter(folded__contains=key)
+
+
+def visible_entries(key: str, *, fiction: str, using: str = "default") -> models.QuerySet:
+    """Matching entries of approved sources, by the fiction rule, in reading order."""
+    entries = matching_entries(key, using=using).filter(source__status=Status.APPROVED)
+    if fiction == "exclude":
+        entries = entries.filter(source__is_fiction=False)
+    elif fiction == "only":
+        entries = entries.filter(source__is_fiction=True)
+    return entries.order_by("source__title", "source_id", "seq")

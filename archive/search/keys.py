@@ -1,0 +1,126 @@
+"""Search keys: the folded forms that queries and texts are compared in.
+
+`archive.text.normalize.fold_chars` folds one character at a time (NFKC,
+Traditional -> Simplified, casefold), so a match in folded text maps back to
+offsets in the original. One pass is not always a fixpoint (OpenCC has chains
+such as 薴 -> 苧 -> 苎), and a query typed in the middle form must still find
+the text, so each character is folded until it stops changing. The key of a
+string is therefore idempotent and still aligned character by character.
+
+Names get two more keys: toneless pinyin (`pinyin_forms`), and for romanised
+names and queries the Latin key (`fold_latin`) without spaces, so that
+`tang shengzhi`, `Tang Shengzhi` and `tangshengzhi` compare equal.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from archive.text.normalize import fold_chars, fold_latin, is_han, pinyin_forms
+
+_MAX_PASSES = 6
+_LATIN_QUERY = re.compile(r"[a-z0-9 ]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def key_char(ch: str) -> str:
+    """The key of one character: `fold_chars` repeated until it is a fixpoint."""
+    current = ch
+    for _ in range(_MAX_PASSES):
+        folded = fold_chars(current)
+        if folded == current:
+            break
+        current = folded
+    return current
+
+
+def search_key(text: str) -> str:
+    """The key of a text: the concatenated keys of its characters."""
+    return "".join(key_char(ch) for ch in text)
+
+
+def search_key_aligned(text: str) -> tuple[str, list[int]]:
+    """`search_key(text)` and, for each of its characters, the index in `text` it came from."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for index, ch in enumerate(text):
+        folded = key_char(ch)
+        pieces.append(folded)
+        origin.extend([index] * len(folded))
+    return "".join(pieces), origin
+
+
+def normalise_query(query: str) -> str:
+    """Collapse runs of whitespace and strip the ends: what the user meant to type."""
+    return " ".join(query.split())
+
+
+def grams(key: str) -> list[str]:
+    """The distinct character 1- and 2-grams of a key, in first-seen order.
+
+    Stored for every indexed passage; a query of one character looks up its
+    1-gram, a longer query all its 2-grams (then a LIKE confirms the order).
+    """
+    seen: dict[str, None] = {}
+    for index, ch in enumerate(key):
+        seen[ch] = None
+        if index + 1 < len(key):
+            seen[key[index : index + 2]] = None
+    return list(seen)
+
+
+def query_grams(key: str) -> list[str]:
+    """The grams a query must find: its character when it has one, else its distinct 2-grams."""
+    if len(key) == 1:
+        return [key]
+    return list(dict.fromkeys(key[index : index + 2] for index in range(len(key) - 1)))
+
+
+def latin_key(text: str) -> str:
+    """A romanised string without diacritics, apostrophes, hyphens, case or spaces."""
+    return fold_latin(text).replace(" ", "")
+
+
+def is_latin_query(text: str) -> bool:
+    return bool(_LATIN_QUERY.fullmatch(fold_latin(text)))
+
+
+@dataclass(frozen=True)
+class NameKeys:
+    """Everything a name is compared by, computed once per distinct name."""
+
+    key: str
+    latin: str | None  # the Latin key when the name is written in Latin letters
+    syllables: tuple[str, ...]  # toneless pinyin, one per Han character
+    han_positions: tuple[int, ...]  # index in the name of the Han character of each syllable
+
+
+@functools.lru_cache(maxsize=32768)
+def name_keys(name: str) -> NameKeys:
+    han_positions = tuple(index for index, ch in enumerate(name) if is_han(ch))
+    syllables: tuple[str, ...] = ()
+    if han_positions:
+        spaced = pinyin_forms(name)[0]
+        syllables = tuple(spaced.split(" "))
+        if len(syllables) != len(han_positions):
+            # pypinyin read a character as more or fewer syllables: keep the whole name only.
+            han_positions = ()
+    latin = latin_key(name) if is_latin_query(name) else None
+    return NameKeys(key=search_key(name), latin=latin, syllables=syllables, han_positions=han_positions)
+
+
+def syllable_run(syllables: tuple[str, ...], wanted: str) -> tuple[int, int] | None:
+    """The first run of whole syllables whose letters spell `wanted` (no spaces), as (first, stop)."""
+    if not syllables or not wanted:
+        return None
+    for first in range(len(syllables)):
+        spelled = ""
+        for stop in range(first, len(syllables)):
+            spelled += syllables[stop]
+            if spelled == wanted:
+                return first, stop + 1
+            if not wanted.startswith(spelled):
+                break
+    return None
