@@ -59,6 +59,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that the request log times and counts everything below it.
+    "archive.logging.RequestLogMiddleware",
+    # Marks the API's safe requests, whose reads config.routers sends to replicas.
+    "config.routers.ReplicaReadMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -93,17 +97,36 @@ TEMPLATES = [
     },
 ]
 
-# SQLite file by default, so that the demo needs nothing installed.
+# SQLite file by default, so that the demo needs nothing installed. In production
+# connections persist (CONN_MAX_AGE, default 60 s) and are checked before reuse.
+CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "0" if DEBUG else "60"))
+DB_CONNECT_TIMEOUT = int(os.environ.get("DB_CONNECT_TIMEOUT", "5"))
+
+
+def _database(url: str, connect_timeout: int) -> dict:
+    config = dict(dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True))
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # A server that does not answer must not hang a worker.
+        config.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
+    return config
+
+
 DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
-        conn_health_checks=True,
-    )
+    "default": _database(os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"), DB_CONNECT_TIMEOUT)
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Foreign keys and a busy timeout make SQLite behave like a server database.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+
+# Read replicas (PostgreSQL streaming standbys), comma-separated URLs; they become
+# the aliases replica1, replica2 … and serve the API's reads (config/routers.py).
+# A test run mirrors them onto the test database, so the suite needs no replica.
+REPLICA_CONNECT_TIMEOUT = int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2"))
+# How long a replica that failed to connect is skipped before it is tried again.
+REPLICA_RETRY_SECONDS = float(os.environ.get("REPLICA_RETRY_SECONDS", "5"))
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS"), start=1):
+    DATABASES[f"replica{_number}"] = {**_database(_url, REPLICA_CONNECT_TIMEOUT), "TEST": {"MIRROR": "default"}}
+DATABASE_ROUTERS = ["config.routers.ReplicaRouter"]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -128,7 +151,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -170,6 +193,17 @@ AXES_COOLOFF_TIME = 1  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
+# Behind reverse proxies, the client is the TRUSTED_PROXY_COUNT-th address from
+# the right of X-Forwarded-For (each proxy appends its peer). One function decides
+# it for the request log and for axes' throttling. Axes reads the AXES_IPWARE_*
+# names only when django-ipware is installed, and a callable takes precedence, so
+# they are set only to say the same thing to an operator who swaps in ipware.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AXES_CLIENT_IP_CALLABLE = "archive.logging.client_ip"
+AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
+AXES_IPWARE_PROXY_ORDER = "right-most"
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
+
 # Lines of a source text that are not part of the work (a hosting site's
 # advertisement); the importer marks matching passages as boilerplate.
 # Each entry is a regular expression searched in the passage.
@@ -179,14 +213,45 @@ ARCHIVE_BOILERPLATE_PATTERNS = [
     r"\(www\.[a-z0-9.-]+\)",
 ]
 
+# Behind a TLS-terminating reverse proxy (BEHIND_PROXY=1): trust its
+# X-Forwarded-Proto; the proxy must overwrite that header, never pass it through.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
+USE_X_FORWARDED_HOST = env_bool("USE_X_FORWARDED_HOST", False)
+# Usually the proxy redirects to HTTPS; Django can do it too. The health check is
+# exempt so that a load balancer may probe over plain HTTP.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
+# HSTS is opt-in: once a browser has seen it, the site cannot go back to HTTP.
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
+# Logs go to the console (gunicorn passes them to its stderr): JSON lines in
+# production, readable text in development. archive.request writes one line per
+# request (archive/logging.py); it is quiet in development unless asked.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured("LOG_FORMAT must be json or text.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {"()": "archive.logging.JsonFormatter"},
+        "text": {"()": "archive.logging.TextFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        # Django's default console handler would print DEBUG-time records twice.
+        "django": {"handlers": [], "propagate": True},
+        "archive.request": {"level": os.environ.get("REQUEST_LOG_LEVEL", "WARNING" if DEBUG else "INFO")},
+    },
 }

@@ -4,6 +4,10 @@ Started from the machine's server binaries (`initdb`, `pg_ctl`) in a temporary
 directory with a UTF-8 locale, listening only on a Unix socket and a loopback
 port, and removed when the context ends. As root, the server runs as the
 `postgres` system user, because PostgreSQL refuses to run as root.
+
+`standby()` adds a streaming replica of such a cluster (pg_basebackup -R from
+the primary, started read-only with hot_standby on another port), so that the
+read-replica routing is tested against a real standby, not a mock.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 def find_bin_dir() -> Path | None:
@@ -103,4 +109,67 @@ def cluster(database: str = "archive") -> Iterator[str]:
             subprocess.run(
                 _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]), **quiet
             )
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@dataclass
+class Standby:
+    """A running streaming replica: its DATABASE_URL, and a way to stop it early."""
+
+    url: str
+    data: Path
+    bin_dir: Path
+
+    def stop(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            subprocess.run(
+                _as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"]),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+                timeout=60,
+            )
+
+
+@contextlib.contextmanager
+def standby(primary_url: str, timeout: float = 120) -> Iterator[Standby]:
+    """Yield a hot standby that streams from the cluster at ``primary_url``.
+
+    The primary must be one of ours (trust authentication, whose default
+    pg_hba.conf admits replication connections from loopback).
+    """
+    bin_dir = find_bin_dir()
+    if bin_dir is None or not (bin_dir / "pg_basebackup").exists():
+        raise RuntimeError("PostgreSQL server binaries (pg_basebackup, pg_ctl) were not found.")
+    primary = urlsplit(primary_url)
+    root = Path(tempfile.mkdtemp(prefix="archive-pg-standby-"))
+    data, sockets = root / "data", root / "sockets"
+    sockets.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+    port = _free_port()
+    handle = Standby(url=primary._replace(netloc=f"postgres@127.0.0.1:{port}").geturl(), data=data, bin_dir=bin_dir)
+    try:
+        conninfo = f"host={primary.hostname} port={primary.port} user={primary.username or 'postgres'}"
+        backup = [str(bin_dir / "pg_basebackup"), "-d", conninfo, "-D", str(data)]
+        subprocess.run(
+            _as_server_user(
+                [*backup, "--write-recovery-conf", "--wal-method=stream", "--checkpoint=fast", "--no-sync"]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+        )
+        options = f"-k {sockets} -p {port} -c listen_addresses=127.0.0.1 -c hot_standby=on -c fsync=off"
+        subprocess.run(
+            _as_server_user(
+                [str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+        )
+        yield handle
+    finally:
+        handle.stop()
         shutil.rmtree(root, ignore_errors=True)
