@@ -3,10 +3,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from archive.health import health
+
 urlpatterns = [
     path("admin/curate/", include("archive.admin.curator_urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("archive.api.urls")),
+    path("health/", health, name="health"),
     # The language switcher of the admin header posts here; the choice is kept in a cookie.
     path("i18n/", include("django.conf.urls.i18n")),
 ]
