@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -57,6 +57,10 @@ _TEXT_CONTROLS = frozenset("\t\n\r\f\v")
 # How far from its expected place a citation's passage is looked for when the
 # passage it stood on has changed.
 NEIGHBOUR_RADIUS = 2
+# An edited passage's successor resembles it at least this much (difflib
+# ratio), and clearly more than any other candidate.
+SUCCESSOR_SIMILARITY = 0.6
+SUCCESSOR_MARGIN = 0.05
 
 
 class SourceImportError(ValueError):
@@ -188,58 +192,96 @@ def _expected_positions(old: Sequence[str], new: Sequence[str]) -> tuple[dict[in
     return expected, same
 
 
+def _similarity(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _window(home: int, seq_index: int, size: int) -> list[list[int]]:
+    """Rings of candidate passages: the expected one, the old seq, then neighbours."""
+    rings: list[list[int]] = [[home]]
+    if seq_index != home:
+        rings.append([seq_index])
+    rings += [[home - d, home + d] for d in range(1, NEIGHBOUR_RADIUS + 1)]
+    seen: set[int] = set()
+    out: list[list[int]] = []
+    for ring in rings:
+        kept = [j for j in ring if 0 <= j < size and j not in seen]
+        seen.update(kept)
+        if kept:
+            out.append(kept)
+    return out
+
+
 def plan_reanchor(
     old_texts: Sequence[str], new_texts: Sequence[str], citations: Sequence[CitationSpan]
 ) -> tuple[dict[str, Placement], list[Unplaced]]:
     """Place every citation of the old passages in the new ones.
 
-    A citation is looked for first in the new passage that takes its old
-    passage's place (the same seq unless passages were added or removed
-    before it), then in the passage with its old seq, then in the neighbours
-    one and two passages away. In each of these rings the quote must be found
-    by `anchor.reanchor` in exactly one passage; two finds in one ring are
-    refused as ambiguous, never resolved by guessing.
+    Old and new passages are aligned by text. A citation on an unchanged
+    passage stays on its twin. A citation on an edited passage goes to the
+    new passage that resembles the old one (at least SUCCESSOR_SIMILARITY,
+    among the expected passage, the old seq and two neighbours each way);
+    two passages that resemble it about equally are ambiguous and refused.
+    When the old passage no longer exists, the quote is looked for in the
+    expected passage (the same seq unless passages were added or removed
+    before it), then the old seq, then the neighbours one and two away, and
+    each ring must yield exactly one find. Finding a quote is always
+    `anchor.reanchor`, which refuses look-alikes inside a passage.
     """
-    expected, _same = _expected_positions(old_texts, new_texts)
+    expected, same = _expected_positions(old_texts, new_texts)
     placed: dict[str, Placement] = {}
     failures: list[Unplaced] = []
     for cite in citations:
         old_text = old_texts[cite.index]
-        quote = old_text[cite.start : cite.end]
+        quote = old_text[cite.start : cite.end] if 0 <= cite.start < cite.end <= len(old_text) else ""
+
+        def attempt(j: int, cite: CitationSpan = cite, old_text: str = old_text) -> Placement | str:
+            try:
+                found = anchor.reanchor(old_text, new_texts[j], cite.start, cite.end)
+            except ValueError as exc:  # ReanchorError, or offsets outside the old passage
+                return str(exc)
+            return Placement(j, found.start, found.end)
+
         home = expected.get(cite.index, cite.index)
-        rings: list[list[int]] = [[home]]
-        if cite.index != home:
-            rings.append([cite.index])
-        rings += [[home - d, home + d] for d in range(1, NEIGHBOUR_RADIUS + 1)]
-        seen: set[int] = set()
-        reason = _("the quote is no longer in passage §%(seq)s or its neighbours") % {"seq": cite.index + 1}
-        result: Placement | None = None
-        for ring in rings:
-            finds: list[Placement] = []
-            for j in ring:
-                if j in seen or not 0 <= j < len(new_texts):
-                    continue
-                seen.add(j)
-                try:
-                    found = anchor.reanchor(old_text, new_texts[j], cite.start, cite.end)
-                except ValueError as exc:  # ReanchorError, or offsets outside the old passage
-                    if j == home:
-                        reason = str(exc)
-                    continue
-                finds.append(Placement(j, found.start, found.end))
-            if len(finds) > 1:
-                reason = _("the quote is found in more than one passage (§%(seqs)s)") % {
-                    "seqs": ", §".join(str(f.index + 1) for f in finds)
-                }
-                break
-            if finds:
-                result = finds[0]
-                break
-        if result is None:
-            failures.append(Unplaced(cite.label, cite.index + 1, quote, reason))
+        rings = _window(home, cite.index, len(new_texts))
+        result: Placement | str
+        if cite.index in same:
+            result = attempt(same[cite.index])
         else:
+            result = _place_edited(old_text, new_texts, rings, attempt, cite.index + 1)
+        if isinstance(result, Placement):
             placed[cite.label] = result
+        else:
+            failures.append(Unplaced(cite.label, cite.index + 1, quote, result))
     return placed, failures
+
+
+def _place_edited(old_text: str, new_texts: Sequence[str], rings: list[list[int]], attempt: Any, seq: int
+                  ) -> Placement | str:
+    candidates = [j for ring in rings for j in ring]
+    scored = sorted(((_similarity(old_text, new_texts[j]), j) for j in candidates), reverse=True)
+    alike = [(score, j) for score, j in scored if score >= SUCCESSOR_SIMILARITY]
+    if len(alike) > 1 and alike[0][0] - alike[1][0] < SUCCESSOR_MARGIN:
+        rivals = sorted(j + 1 for score, j in alike if alike[0][0] - score < SUCCESSOR_MARGIN)
+        return _("passage §%(seq)s resembles more than one new passage (§%(seqs)s)") % {
+            "seq": seq, "seqs": ", §".join(map(str, rivals))}
+    if alike:
+        # The passage was edited: its successor is the first place to look.
+        successor = alike[0][1]
+        result = attempt(successor)
+        if isinstance(result, Placement):
+            return result
+        rings = [[successor - d, successor + d] for d in range(1, NEIGHBOUR_RADIUS + 1)]
+        rings = [[j for j in ring if 0 <= j < len(new_texts)] for ring in rings]
+    reason = _("the quote is no longer in passage §%(seq)s or its neighbours") % {"seq": seq}
+    for ring in rings:
+        finds = [r for r in (attempt(j) for j in ring) if isinstance(r, Placement)]
+        if len(finds) > 1:
+            return _("the quote is found in more than one passage (§%(seqs)s)") % {
+                "seqs": ", §".join(str(f.index + 1) for f in finds)}
+        if finds:
+            return finds[0]
+    return reason
 
 
 class CitationsNotPlaced(SourceImportError):

@@ -86,3 +86,12 @@ def small_collection(directory: Path) -> Path:
                                                  "location": ["nanjing"], "status": "approved"}},
     ])
     return directory
+
+
+def cite_somewhere(passage: Any, quote: str) -> Any:
+    """An approved citation of ``quote`` in ``passage``, as evidence for a new place."""
+    from archive.models import Location
+    from tests.factories import approved, cite
+
+    place = approved(Location(slug=f"place-{Location.objects.count() + 1}", name=quote[:20], kind="other"))
+    return cite(passage, quote, location=place)
