@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from archive.health import health
 
@@ -9,6 +10,8 @@ urlpatterns = [
     path("admin/curate/", include("archive.admin.curator_urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("archive.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("health/", health, name="health"),
     # The language switcher of the admin header posts here; the choice is kept in a cookie.
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,11 +1,38 @@
-"""Routes of the API, version 1."""
+"""Routes of the API, version 1.
 
-from django.http import JsonResponse
+`search/` is served by `archive.api.search_view.SearchView`; it is routed
+only when that module exists, so the rest of the API works without it.
+"""
+
+from __future__ import annotations
+
 from django.urls import path
+from rest_framework.routers import DefaultRouter
+
+from archive.api import views
+
+app_name = "api"
 
 
-def api_root(request):  # placeholder until the API lands
-    return JsonResponse({})
+class ReadOnlyRouter(DefaultRouter):
+    include_format_suffixes = False
 
 
-urlpatterns = [path("", api_root, name="api-root")]
+router = ReadOnlyRouter(trailing_slash=True)
+router.register("sources", views.SourceViewSet, basename="source")
+router.register("passages", views.PassageViewSet, basename="passage")
+router.register("persons", views.PersonViewSet, basename="person")
+router.register("units", views.UnitViewSet, basename="unit")
+router.register("locations", views.LocationViewSet, basename="location")
+router.register("events", views.EventViewSet, basename="event")
+router.register("citations", views.CitationViewSet, basename="citation")
+
+urlpatterns = list(router.urls)
+
+try:
+    from archive.api.search_view import SearchView
+except ModuleNotFoundError as missing:
+    if missing.name != "archive.api.search_view":
+        raise
+else:
+    urlpatterns.append(path("search/", SearchView.as_view(), name="search"))

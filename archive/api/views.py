@@ -1,0 +1,317 @@
+"""Views of the read-only API.
+
+Thin on purpose: the querysets come from `archive.selectors` (approved only,
+prefetched), the shapes from the serializers and `archive.api.formats`. What
+lives here is HTTP: which formats an endpoint offers, how `fiction` chooses
+records and nested evidence, conditional GET (ETag, Last-Modified, 304) and
+errors that are always JSON, whatever format was asked for.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from django.db.models import Max, QuerySet
+from django.http import Http404, HttpRequest, HttpResponseBase
+from django.shortcuts import get_object_or_404
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date, quote_etag
+from rest_framework import mixins, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from archive import selectors
+from archive.api import filters, formats, serializers
+from archive.api.renderers import (
+    AnnotationRenderer,
+    CSLRenderer,
+    CSVRenderer,
+    GeoJSONRenderer,
+    LinkedPlacesRenderer,
+)
+from archive.api.schema import ArchiveAutoSchema
+from archive.models import Citation, Event, Location, Passage, Person, Source, Unit
+from archive.selectors import FictionMode
+
+
+def fiction_mode(request: Request, default: FictionMode = FictionMode.EXCLUDE) -> FictionMode:
+    raw = request.query_params.get("fiction")
+    if raw is None or raw == "":
+        return default
+    try:
+        return FictionMode(raw)
+    except ValueError:
+        raise ValidationError(
+            {"fiction": [f"“{raw}” is not one of {', '.join(mode.value for mode in FictionMode)}."]}
+        ) from None
+
+
+def _timestamp(value: dt.datetime | None) -> int | None:
+    return int(value.timestamp()) if value is not None else None
+
+
+class ArchiveViewMixin:
+    """HTTP behaviour shared by every endpoint of the API."""
+
+    schema = ArchiveAutoSchema()
+    # Formats besides JSON, by action; a format's builder makes one record's document.
+    list_renderers: ClassVar[list[type[BaseRenderer]]] = []
+    detail_renderers: ClassVar[list[type[BaseRenderer]]] = []
+    last_modified: int | None = None
+
+    action: str | None
+    request: Request
+
+    def get_renderers(self) -> list[BaseRenderer]:
+        extra = self.list_renderers if self.action in ("list", "passages") else self.detail_renderers
+        return [JSONRenderer(), *(renderer() for renderer in extra)]
+
+    def output_format(self) -> str:
+        renderer = getattr(self.request, "accepted_renderer", None)
+        return renderer.format if renderer is not None else "json"
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+        if isinstance(response, Response) and response.status_code >= 400:
+            # An error is JSON whatever format was asked for: a CSV of an error helps no one.
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+        return response
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        response = super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
+        if request.method not in ("GET", "HEAD") or response.status_code != 200:
+            return response
+        patch_vary_headers(response, ["Accept"])
+        if hasattr(response, "render"):
+            response.render()
+        digest = hashlib.sha256(response.get("Content-Type", "").encode() + response.content).hexdigest()
+        etag = quote_etag(digest[:32])
+        response["ETag"] = etag
+        if self.last_modified is not None:
+            response["Last-Modified"] = http_date(self.last_modified)
+        return get_conditional_response(request, etag=etag, last_modified=self.last_modified, response=response)
+
+    def note_last_modified(self, queryset: QuerySet | None = None, *values: dt.datetime | None) -> None:
+        stamps = [_timestamp(value) for value in values if value is not None]
+        if queryset is not None:
+            stamps.append(_timestamp(queryset.order_by().aggregate(latest=Max("updated_at"))["latest"]))
+        stamps = [stamp for stamp in stamps if stamp is not None]
+        self.last_modified = max(stamps) if stamps else None
+
+    def page_links(self) -> dict[str, str]:
+        """Next and previous pages of a format without an envelope, as an RFC 8288 Link header."""
+        paginator = self.paginator  # type: ignore[attr-defined]
+        links = [f'<{url}>; rel="{rel}"' for rel, url in
+                 (("next", paginator.get_next_link()), ("prev", paginator.get_previous_link())) if url]
+        headers = {"X-Total-Count": str(paginator.page.paginator.count)}
+        if links:
+            headers["Link"] = ", ".join(links)
+        return headers
+
+
+class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
+    """A curated record: list with filters, detail by slug."""
+
+    lookup_field = "slug"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+    model: ClassVar[type]
+    select: ClassVar[Callable[[FictionMode], QuerySet]]
+    fiction_field: ClassVar[str] = "fictional"
+    # Builders of the formats besides JSON, by format name.
+    builders: ClassVar[dict[str, Callable[[Any, Any], dict[str, Any]]]] = {}
+
+    def get_queryset(self) -> QuerySet:
+        mode = fiction_mode(self.request)
+        return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        self.note_last_modified(queryset)
+        page = self.paginate_queryset(queryset)
+        fmt = self.output_format()
+        if fmt == "json":
+            return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        documents = [self.builders[fmt](record, request) for record in page]
+        return Response(self.collect(fmt, documents), headers=self.page_links())
+
+    def collect(self, fmt: str, documents: list[dict[str, Any]]) -> Any:
+        return documents
+
+    def base_queryset(self) -> QuerySet:
+        return type(self).model.objects.approved().with_fictional()
+
+    def get_object(self) -> Any:
+        """The record always answers; without `fiction`, its evidence follows its own nature."""
+        record = get_object_or_404(self.base_queryset(), slug=self.kwargs["slug"])
+        default = FictionMode.INCLUDE if getattr(record, self.fiction_field) else FictionMode.EXCLUDE
+        mode = fiction_mode(self.request, default)
+        return get_object_or_404(type(self).select(mode), pk=record.pk)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        record = self.get_object()
+        self.note_last_modified(None, record.updated_at)
+        fmt = self.output_format()
+        if fmt == "json":
+            return Response(self.get_serializer(record).data)
+        return Response(self.single(fmt, self.builders[fmt](record, request)))
+
+    def single(self, fmt: str, document: dict[str, Any]) -> Any:
+        return document
+
+
+class SourceViewSet(RecordViewSet):
+    """Sources with their bibliographic data; `?format=csl` gives CSL-JSON."""
+
+    model = Source
+    select = staticmethod(lambda mode: selectors.sources())
+    fiction_field = "is_fiction"
+    serializer_class = serializers.SourceSerializer
+    filterset_class = filters.SourceFilter
+    list_renderers = [CSLRenderer]
+    detail_renderers = [CSLRenderer]
+    builders = {"csl": formats.csl_item}
+
+    def base_queryset(self) -> QuerySet:
+        return selectors.sources()
+
+    def get_queryset(self) -> QuerySet:
+        if self.action == "passages":
+            return selectors.passages()
+        return super().get_queryset()
+
+    @action(detail=True, methods=["get"], url_path="passages", url_name="passages",
+            serializer_class=serializers.PassageSerializer, filterset_class=filters.PassageFilter)
+    def passages(self, request: Request, slug: str) -> Response:
+        """The passages of a source in order, each with the citations that rest on it."""
+        source = get_object_or_404(selectors.sources(), slug=slug)
+        default = FictionMode.INCLUDE if source.is_fiction else FictionMode.EXCLUDE
+        mode = fiction_mode(request, default)
+        queryset = selectors.filter_fiction(selectors.passages(mode), mode, "source__is_fiction")
+        queryset = self.filter_queryset(queryset.filter(source=source))
+        self.note_last_modified(None, source.updated_at)
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+class PassageViewSet(ArchiveViewMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """One passage by id, with the citations that rest on it."""
+
+    serializer_class = serializers.PassageSerializer
+    lookup_value_regex = "[0-9]+"
+
+    def get_object(self) -> Passage:
+        passage = get_object_or_404(Passage.objects.filter(source__status="approved").select_related("source"),
+                                    pk=self.kwargs["pk"])
+        default = FictionMode.INCLUDE if passage.source.is_fiction else FictionMode.EXCLUDE
+        return get_object_or_404(selectors.passages(fiction_mode(self.request, default)), pk=passage.pk)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        passage = self.get_object()
+        self.note_last_modified(None, passage.source.updated_at)
+        return Response(self.get_serializer(passage).data)
+
+
+class PersonViewSet(RecordViewSet):
+    """Persons with their names, posts and participations, each with its citations."""
+
+    model = Person
+    select = staticmethod(selectors.persons)
+    serializer_class = serializers.PersonSerializer
+    filterset_class = filters.PersonFilter
+    list_renderers = [CSVRenderer]
+    builders = {"csv": formats.person_row}
+
+
+class UnitViewSet(RecordViewSet):
+    """Units with their parent, children and posts."""
+
+    model = Unit
+    select = staticmethod(selectors.units)
+    serializer_class = serializers.UnitSerializer
+    filterset_class = filters.UnitFilter
+    list_renderers = [CSVRenderer]
+    builders = {"csv": formats.unit_row}
+
+
+class LocationViewSet(RecordViewSet):
+    """Places with parent, aliases and coordinates; GeoJSON and Linked Places Format too."""
+
+    model = Location
+    select = staticmethod(selectors.locations)
+    serializer_class = serializers.LocationSerializer
+    filterset_class = filters.LocationFilter
+    list_renderers = [GeoJSONRenderer, LinkedPlacesRenderer, CSVRenderer]
+    detail_renderers = [GeoJSONRenderer, LinkedPlacesRenderer]
+    builders = {"geojson": formats.geojson_feature, "lpf": formats.lpf_feature, "csv": formats.location_row}
+
+    def collect(self, fmt: str, documents: list[dict[str, Any]]) -> Any:
+        if fmt == "geojson":
+            return formats.geojson_collection(documents)
+        if fmt == "lpf":
+            return formats.lpf_collection(documents)
+        return documents
+
+    def single(self, fmt: str, document: dict[str, Any]) -> Any:
+        return {"@context": formats.LPF_CONTEXT, **document} if fmt == "lpf" else document
+
+
+class EventViewSet(RecordViewSet):
+    """Events in chronological order; undated events and invented calendars last."""
+
+    model = Event
+    select = staticmethod(selectors.events)
+    serializer_class = serializers.EventSerializer
+    filterset_class = filters.EventFilter
+    list_renderers = [CSVRenderer]
+    builders = {"csv": formats.event_row}
+
+
+class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
+    """Citations by id; `?format=annotation` gives W3C Web Annotations."""
+
+    serializer_class = serializers.CitationSerializer
+    filterset_class = filters.CitationFilter
+    lookup_value_regex = "[0-9]+"
+    list_renderers = [AnnotationRenderer]
+    detail_renderers = [AnnotationRenderer]
+
+    def get_queryset(self) -> QuerySet[Citation]:
+        mode = fiction_mode(self.request)
+        return selectors.filter_fiction(selectors.citations_with_targets(), mode, "passage__source__is_fiction")
+
+    def get_object(self) -> Citation:
+        try:
+            pk = int(self.kwargs["pk"])
+        except ValueError:
+            raise Http404 from None
+        return get_object_or_404(selectors.citations_with_targets(), pk=pk)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        self.note_last_modified(queryset)
+        page = self.paginate_queryset(queryset)
+        if self.output_format() == "json":
+            return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        paginator = self.paginator
+        document = formats.annotation_page(
+            [formats.annotation(citation, request, context=False) for citation in page],
+            page_url=request.build_absolute_uri(),
+            total=paginator.page.paginator.count,  # type: ignore[union-attr]
+            next_url=paginator.get_next_link(),  # type: ignore[union-attr]
+            previous_url=paginator.get_previous_link(),  # type: ignore[union-attr]
+        )
+        return Response(document)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        citation = self.get_object()
+        self.note_last_modified(None, citation.updated_at)
+        if self.output_format() == "json":
+            return Response(self.get_serializer(citation).data)
+        return Response(formats.annotation(citation, request))

@@ -1,0 +1,266 @@
+"""Read queries that span relations, shared by the API and the admin.
+
+Two rules govern every read that leaves the curators' hands:
+
+* **Approved only, all the way down.** A record is visible when it is approved
+  and so is every record it shows: a post needs its person and unit approved,
+  a participation its event and its person or unit, a citation its passage's
+  source and the record it is evidence for. The `visible_*` Q objects spell
+  this out once; every queryset here is built from them.
+* **Fiction is a mode of reading.** `FictionMode.EXCLUDE` hides fictional
+  records and the citations of fiction; `INCLUDE` shows everything approved;
+  `ONLY` lists fictional records alone. Nested data (posts, participations,
+  related records, citations) follows `exclude` or `include`, never `only`:
+  a fictional event keeps its real places and its full evidence.
+
+Each selector owns its `select_related`/`prefetch_related`, built from
+`Prefetch` objects with filtered querysets, so that a page of 200 records
+costs the same number of queries as a page of 5.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from archive.models import (
+    Citation,
+    Event,
+    Location,
+    Participation,
+    Passage,
+    Person,
+    PersonName,
+    Post,
+    Source,
+    Status,
+    Unit,
+)
+
+APPROVED = Status.APPROVED
+
+
+class FictionMode(enum.StrEnum):
+    EXCLUDE = "exclude"
+    INCLUDE = "include"
+    ONLY = "only"
+
+    @property
+    def nested(self) -> FictionMode:
+        """The mode that governs nested data: `only` selects records, not their evidence."""
+        return FictionMode.EXCLUDE if self is FictionMode.EXCLUDE else FictionMode.INCLUDE
+
+
+def _approved(prefix: str = "") -> Q:
+    return Q(**{f"{prefix}status": APPROVED})
+
+
+def visible_post_q(prefix: str = "") -> Q:
+    return _approved(prefix) & _approved(f"{prefix}person__") & _approved(f"{prefix}unit__")
+
+
+def visible_participation_q(prefix: str = "") -> Q:
+    return (
+        _approved(prefix)
+        & _approved(f"{prefix}event__")
+        & (_approved(f"{prefix}person__") | _approved(f"{prefix}unit__"))
+    )
+
+
+def visible_citation_q() -> Q:
+    """An approved citation on an approved source, evidence for a visible record."""
+    target = (
+        _approved("person__")
+        | _approved("unit__")
+        | _approved("location__")
+        | _approved("event__")
+        | visible_post_q("post__")
+        | visible_participation_q("participation__")
+    )
+    return _approved() & _approved("passage__source__") & target
+
+
+def filter_fiction(queryset: QuerySet, mode: FictionMode, field: str = "fictional") -> QuerySet:
+    """Keep the records a list shows in `mode`; `field` holds their fiction flag."""
+    if mode is FictionMode.EXCLUDE:
+        return queryset.filter(**{field: False})
+    if mode is FictionMode.ONLY:
+        return queryset.filter(**{field: True})
+    return queryset
+
+
+# --- citations ---------------------------------------------------------------
+
+
+def citations() -> QuerySet[Citation]:
+    """Visible citations with what a nested citation shows (source, passage)."""
+    return (
+        Citation.objects.filter(visible_citation_q())
+        .select_related("passage__source")
+        .defer("passage__source__text")
+        .order_by("passage__source__slug", "passage__seq", "start", "id")
+    )
+
+
+def citations_with_targets() -> QuerySet[Citation]:
+    """Citations as records of their own, with the record each is evidence for."""
+    return citations().select_related(
+        "person",
+        "unit",
+        "location",
+        "event",
+        "post__person",
+        "post__unit",
+        "participation__event",
+        "participation__person",
+        "participation__unit",
+    )
+
+
+def _citations_prefetch(mode: FictionMode, to: str = "citations") -> Prefetch:
+    queryset = filter_fiction(citations(), mode.nested, "passage__source__is_fiction")
+    return Prefetch(to, queryset=queryset, to_attr="visible_citations")
+
+
+# --- related records -----------------------------------------------------------
+
+
+def _locations(mode: FictionMode) -> QuerySet[Location]:
+    return filter_fiction(Location.objects.approved().with_fictional(), mode)
+
+
+def place_refs(mode: FictionMode, to: str) -> Prefetch:
+    """Places shown as references, each with its (visible) parent."""
+    queryset = _locations(mode.nested).prefetch_related(
+        Prefetch("parent", queryset=_locations(mode.nested))
+    )
+    return Prefetch(to, queryset=queryset)
+
+
+def _ref(model: type, mode: FictionMode, to: str) -> Prefetch:
+    """A related record shown as `{slug, name, url}`: visible or absent."""
+    return Prefetch(to, queryset=filter_fiction(model.objects.approved().with_fictional(), mode.nested))
+
+
+def _posts(mode: FictionMode) -> QuerySet[Post]:
+    queryset = (
+        Post.objects.filter(visible_post_q()).with_fictional().select_related("person", "unit")
+        .prefetch_related(_citations_prefetch(mode))
+    )
+    return filter_fiction(queryset, mode.nested)
+
+
+def _participations(mode: FictionMode) -> QuerySet[Participation]:
+    queryset = (
+        Participation.objects.filter(visible_participation_q())
+        .with_fictional()
+        .select_related("event", "person", "unit")
+        .prefetch_related(_citations_prefetch(mode))
+    )
+    if mode.nested is FictionMode.EXCLUDE:
+        # A real person's part in an invented event is itself invented.
+        queryset = queryset.exclude(event__in=Event.objects.with_fictional().filter(fictional=True))
+    return filter_fiction(queryset, mode.nested)
+
+
+# --- top-level records -------------------------------------------------------------
+# Each takes the mode that governs its nested data; a list narrows the records
+# themselves with `filter_fiction`, a detail shows the record whatever it is.
+
+
+def sources() -> QuerySet[Source]:
+    return Source.objects.approved().defer("text")
+
+
+def passages(mode: FictionMode = FictionMode.INCLUDE) -> QuerySet[Passage]:
+    return (
+        Passage.objects.filter(source__status=APPROVED)
+        .select_related("source", "quotes")
+        .defer("source__text", "quotes__text")
+        .prefetch_related(_citations_prefetch(mode))
+        .order_by("source__slug", "seq")
+    )
+
+
+def persons(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Person]:
+    return Person.objects.approved().with_fictional().prefetch_related(
+        Prefetch("names", queryset=PersonName.objects.order_by("id")),
+        Prefetch("posts", queryset=_posts(mode), to_attr="visible_posts"),
+        Prefetch(
+            "participations",
+            queryset=_participations(mode).order_by("event__earliest", "event__slug", "id"),
+            to_attr="visible_participations",
+        ),
+        _citations_prefetch(mode),
+    )
+
+
+def units(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Unit]:
+    return Unit.objects.approved().with_fictional().prefetch_related(
+        "aliases",
+        _ref(Unit, mode, "parent"),
+        Prefetch(
+            "children",
+            queryset=filter_fiction(Unit.objects.approved().with_fictional(), mode.nested),
+            to_attr="visible_children",
+        ),
+        Prefetch("posts", queryset=_posts(mode), to_attr="visible_posts"),
+        _citations_prefetch(mode),
+    )
+
+
+def locations(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]:
+    return _locations(FictionMode.INCLUDE).prefetch_related(
+        "aliases",
+        place_refs(mode, "parent"),
+        _citations_prefetch(mode),
+    )
+
+
+def events(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Event]:
+    return Event.objects.approved().with_fictional().prefetch_related(
+        place_refs(mode, "locations"),
+        _ref(Event, mode, "parent"),
+        Prefetch(
+            "children",
+            queryset=filter_fiction(Event.objects.approved().with_fictional(), mode.nested),
+            to_attr="visible_children",
+        ),
+        Prefetch("participations", queryset=_participations(mode), to_attr="visible_participations"),
+        _citations_prefetch(mode),
+    )
+
+
+# --- helpers of filters -----------------------------------------------------------------
+
+
+def descendants(pairs: Iterable[tuple[int, int | None]], root: int) -> set[int]:
+    """The ids of `root` and of every place inside it, from (id, parent_id) pairs.
+
+    Done in Python from one query rather than a recursive CTE, so that both
+    engines run the same code; a cycle (refused by `clean()`) cannot loop.
+    """
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for pk, parent in pairs:
+        children[parent].append(pk)
+    found = {root}
+    stack = [root]
+    while stack:
+        for child in children[stack.pop()]:
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def location_and_descendants(location: Location) -> set[int]:
+    pairs = Location.objects.approved().values_list("id", "parent_id")
+    return descendants(pairs, location.pk)
+
+
+def citations_of_source(source: Source) -> QuerySet[Citation]:
+    """The visible citations of one source's passages (for the `source` filters)."""
+    return Citation.objects.filter(visible_citation_q(), passage__source=source)
