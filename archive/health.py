@@ -51,7 +51,8 @@ def check_database(alias: str) -> dict[str, Any]:
                 cursor.fetchone()
                 in_recovery = None
     except Exception as error:
-        connections[alias].close()
+        # A broken connection is closed by Django at the end of the request
+        # (errors_occurred); closing it here would break an enclosing transaction.
         return _failure("database", alias, error)
     result: dict[str, Any] = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 1)}
     if in_recovery is not None:

@@ -120,6 +120,7 @@ class RequestLogMiddleware:
                     "queries": sum(counts.values()),
                     "queries_by_db": counts,
                     "remote_addr": client_ip(request),
+                    "request_id": request_id,
                 },
             )
             return response
