@@ -58,6 +58,7 @@ _KEY_LOOKUPS: dict[str, tuple[str, ...]] = {
     "archive.locationalias": ("location__slug", "name"),
     "auth.user": ("username",),
     "auth.group": ("name",),
+    "archive.slugredirect": ("model", "old_slug"),
 }
 
 EDTF_FIELDS: dict[str, tuple[str, ...]] = {
@@ -309,43 +310,62 @@ class _Checker:
             Passage.objects.using(self.using).filter(source__slug=slug, seq=seq).values_list("text", flat=True).first()
         )
 
+    def _text_from_file(self, record: Record) -> str | None:
+        """The text of a source record that leaves it out, read from ``sources/``; None if there is none."""
+        fields = record.fields
+        slug = fields.get("slug")
+        names = list(dict.fromkeys(n for n in (fields.get("file_name"), f"{slug}.txt" if slug else None) if n))
+        paths = [self.c.directory / SOURCES_DIR / n for n in names if (self.c.directory / SOURCES_DIR / n).is_file()]
+        if not paths:
+            if fields.get("sha256"):
+                files = " or ".join(f"{SOURCES_DIR}/{n}" for n in names)
+                self.problem(record, "text", _("no text: the record gives a SHA-256 but neither its text nor "
+                                               "%(files)s") % {"files": files})
+            elif slug and self._db_passages(slug):
+                self.problem(record, "text", _("no text, but source %(slug)s has passages in the database; loading "
+                                               "it would take their text away") % {"slug": slug})
+            return None
+        decoded = []
+        for path in paths:
+            try:
+                decoded.append(decode_source(path.read_bytes(), name=f"{SOURCES_DIR}/{path.name}"))
+            except SourceFileError as exc:
+                self.problem(record, "text", str(exc))
+                return None
+        wanted = fields.get("sha256")
+        chosen = next((d for d in decoded if not wanted or d.sha256 == wanted), None)
+        if chosen is None:
+            self.problem(record, "sha256", _("%(file)s has SHA-256 %(actual)s, the record says %(expected)s") % {
+                "file": decoded[0].file_name, "actual": decoded[0].sha256, "expected": wanted})
+            return None
+        fields["sha256"] = chosen.sha256
+        if not fields.get("file_name"):
+            fields["file_name"] = chosen.file_name.removeprefix(f"{SOURCES_DIR}/")
+        return chosen.text
+
+    def _db_passages(self, slug: Any) -> bool:
+        from archive.models import Passage
+
+        return Passage.objects.using(self.using).filter(source__slug=slug).exists()
+
     def check_source(self, record: Record) -> None:
         fields = record.fields
         slug = fields.get("slug")
         text = fields.get("text") or ""
         if not text:
-            names = [n for n in (fields.get("file_name"), f"{slug}.txt") if n]
-            path = next((self.c.directory / SOURCES_DIR / n for n in names if (self.c.directory / SOURCES_DIR / n)
-                         .is_file()), None)
-            if path is None:
-                self.problem(record, "text", _("no text: give it in the record or as %(files)s") % {
-                    "files": " or ".join(f"{SOURCES_DIR}/{n}" for n in names)})
-                return
-            try:
-                decoded = decode_source(path.read_bytes(), name=f"{SOURCES_DIR}/{path.name}")
-            except SourceFileError as exc:
-                self.problem(record, "text", str(exc))
-                return
-            if fields.get("sha256") and fields["sha256"] != decoded.sha256:
-                self.problem(record, "sha256", _("%(file)s has SHA-256 %(actual)s, the record says %(expected)s") % {
-                    "file": f"{SOURCES_DIR}/{path.name}", "actual": decoded.sha256, "expected": fields["sha256"]})
-                return
-            text = decoded.text
-            fields["text"] = text
-            fields["sha256"] = decoded.sha256
-            fields.setdefault("file_name", path.name)
-            if not fields.get("file_name"):
-                fields["file_name"] = path.name
-        else:
-            if fields.get("sha256") and fields["sha256"] != sha256_text(text):
-                self.problem(record, "sha256", _("the text has SHA-256 %(actual)s, the record says %(expected)s") % {
-                    "actual": sha256_text(text), "expected": fields["sha256"]})
-            fields.setdefault("sha256", sha256_text(text))
-        if "length" in fields and fields["length"] != len(text):
+            text = self._text_from_file(record) or ""
+            if text:
+                fields["text"] = text
+        elif fields.get("sha256") and fields["sha256"] != sha256_text(text):
+            self.problem(record, "sha256", _("the text has SHA-256 %(actual)s, the record says %(expected)s") % {
+                "actual": sha256_text(text), "expected": fields["sha256"]})
+        elif not fields.get("sha256"):
+            fields["sha256"] = sha256_text(text)
+        if fields.get("length") and fields["length"] != len(text):
             self.problem(record, "length", _("the text has %(actual)s characters, the record says %(expected)s") % {
                 "actual": len(text), "expected": fields["length"]})
         fields["length"] = len(text)
-        if slug:
+        if slug and text:
             self.c.source_texts[slug] = text
             self.text_file[slug] = record.file
 

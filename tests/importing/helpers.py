@@ -45,6 +45,10 @@ def snapshot() -> dict[str, list[tuple[Any, ...]]]:
     return tables
 
 
+def read_fixture(directory: Path, name: str) -> list[dict[str, Any]]:
+    return json.loads((directory / name).read_text(encoding="utf-8"))
+
+
 def write_fixture(directory: Path, name: str, records: list[dict[str, Any]]) -> Path:
     path = directory / name
     path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -71,12 +75,23 @@ def small_collection(directory: Path) -> Path:
                                                "birth": "1889-10-12", "death": "1970-04-06", "status": "approved"}},
         {"model": "archive.personname", "fields": {"person": ["tang-shengzhi"], "name": "唐司令", "kind": "title"}},
     ])
-    write_fixture(directory, "03_events.json", [
+    write_fixture(directory, "03_units.json", [
+        {"model": "archive.unit", "fields": {"slug": "nanjing-garrison", "name": "南京卫戍司令长官部",
+                                             "echelon": "garrison", "side": "chinese", "status": "approved"}},
+        {"model": "archive.unitalias", "fields": {"unit": ["nanjing-garrison"], "name": "卫戍司令部"}},
+        {"model": "archive.post", "fields": {"slug": "tang-garrison-commander", "person": ["tang-shengzhi"],
+                                             "unit": ["nanjing-garrison"], "title": "司令长官",
+                                             "date_from": "1937-11", "date_to": "1937-12", "status": "approved"}},
+    ])
+    write_fixture(directory, "04_events.json", [
         {"model": "archive.event", "fields": {"slug": "retreat-order", "title": "撤退命令", "kind": "order",
                                               "date": "1937-12-12", "locations": [["nanjing"]],
                                               "status": "approved"}},
+        {"model": "archive.participation", "fields": {"slug": "retreat-order-tang", "event": ["retreat-order"],
+                                                      "person": ["tang-shengzhi"], "role": "commander",
+                                                      "status": "approved"}},
     ])
-    write_fixture(directory, "04_citations.json", [
+    write_fixture(directory, "05_citations.json", [
         {"model": "archive.citation", "fields": {"slug": "web-retreat-order", "passage": ["web-novel", 1],
                                                  "quote": "随着撤退的命令下达", "claim": "the retreat was ordered",
                                                  "event": ["retreat-order"], "status": "approved"}},
