@@ -1,7 +1,11 @@
 """The two roles of the archive and what each may do.
 
-One place for the rule, used by the data migration that creates the groups
-and by the demo-account command.
+One place for the rule, used by the data migrations that create the groups
+and by the demo-account command. Both roles see every record and its history
+(the history view needs only the view permission); only reviewers hold the
+`review_*` permissions that `archive.curation` checks. Nobody but a superuser
+deletes a curated record in the admin: a duplicate disappears only by a merge,
+which leaves a redirect and a reviewed survivor.
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from typing import Any
 
 CURATED_MODELS = ("source", "person", "unit", "post", "location", "event", "participation", "citation")
 CHILD_MODELS = ("passage", "personname", "unitalias", "locationalias")
+# Written only by `archive.merging`; both roles read them.
+READ_ONLY_MODELS = ("slugredirect",)
 
 
 def role_permissions(role: str) -> list[str]:
@@ -17,6 +23,7 @@ def role_permissions(role: str) -> list[str]:
     if role == "curator":
         codenames = [f"{action}_{model}" for model in CURATED_MODELS for action in ("add", "change", "view")]
         codenames += [f"{action}_{model}" for model in CHILD_MODELS for action in ("add", "change", "delete", "view")]
+        codenames += [f"view_{model}" for model in READ_ONLY_MODELS]
         return codenames
     if role == "reviewer":
         return role_permissions("curator") + [f"review_{model}" for model in CURATED_MODELS]

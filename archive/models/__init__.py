@@ -5,6 +5,7 @@ from .curation import Curated, Side, Status
 from .events import Event, EventKind, Participation, ParticipationRole
 from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
+from .redirects import RedirectModel, SlugRedirect
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
 from .units import Echelon, Post, Unit, UnitAlias
 
@@ -29,11 +30,14 @@ __all__ = [
     "PersonName",
     "Post",
     "Rank",
+    "RedirectModel",
     "Script",
     "Side",
+    "SlugRedirect",
     "Source",
     "SourceKind",
     "Status",
     "Unit",
     "UnitAlias",
 ]
+from .search import PassageSearchEntry as PassageSearchEntry

@@ -1,0 +1,434 @@
+"""What every curated admin shares: review workflow, audit, history, spreadsheets, fast lists.
+
+The admin is a thin layer: every change of review state goes through
+`archive.curation` (submit, approve, reject with four eyes) and every merge
+through `archive.merging`, so the same rules hold in the admin, in an import
+and in a shell. What this module adds is bookkeeping the model cannot do by
+itself, because only the admin knows who is at the keyboard:
+
+* `created_by` / `modified_by` on every save, including inline saves (a change
+  in an inline marks the parent as last changed by that user, so the author of
+  a new alias cannot approve the person it was added to);
+* the status fields are read-only in every form, so a forged POST with
+  `status=approved` changes nothing;
+* a revert to an old version restores its fields but leaves the record in
+  review, last changed by the one who reverted: it is reviewed like any edit.
+
+Changelists stay cheap on large tables: related rows come by
+`list_select_related`, the `fictional` flag by annotation, and the paginator
+never counts a huge table row by row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.db import connections
+from django.db.models import Model, QuerySet
+from django.forms import BaseInlineFormSet, ModelForm
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils.functional import cached_property
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+from import_export.admin import ImportExportMixin
+from simple_history.admin import SimpleHistoryAdmin
+
+from archive import curation
+from archive.importing.spreadsheets import SPREADSHEET_FORMATS
+from archive.models import Curated, Status
+
+# Review state and audit: shown, never edited by hand.
+CURATION_FIELDS = (
+    "status",
+    "created_by",
+    "modified_by",
+    "reviewed_by",
+    "reviewed_at",
+    "review_note",
+    "created_at",
+    "updated_at",
+)
+
+
+class EstimatedCountPaginator(Paginator):
+    """A paginator that never runs a full COUNT(*) over a huge table.
+
+    Up to `threshold` rows the count is exact, read by a capped count
+    (`SELECT COUNT(*) FROM (… LIMIT threshold+1)`), which costs at most
+    `threshold` index entries whatever the size of the table. Beyond it,
+    PostgreSQL gives an estimate: `pg_class.reltuples` for the whole table,
+    the planner's row estimate for a filtered list. Other databases keep the
+    capped count, so the last pages of a huge unfiltered list are reached by
+    narrowing the list, not by paging.
+    """
+
+    threshold = 10_000
+
+    @cached_property
+    def count(self) -> int:  # type: ignore[override]
+        queryset = self.object_list
+        if not isinstance(queryset, QuerySet):
+            return super().count
+        capped = queryset[: self.threshold + 1].count()
+        if capped <= self.threshold:
+            return capped
+        connection = connections[queryset.db]
+        if connection.vendor != "postgresql":
+            return capped
+        estimate = self._postgres_estimate(queryset, connection)
+        return max(capped, estimate or 0)
+
+    @staticmethod
+    def _postgres_estimate(queryset: QuerySet, connection: Any) -> int | None:
+        with connection.cursor() as cursor:
+            if not queryset.query.where:
+                cursor.execute(
+                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
+                    [queryset.model._meta.db_table],
+                )
+                row = cursor.fetchone()
+                return int(row[0]) if row and row[0] and row[0] > 0 else None
+            sql, params = queryset.order_by().values("pk").query.sql_with_params()
+            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+            plan = cursor.fetchone()[0]
+            if isinstance(plan, str):
+                plan = json.loads(plan)
+            return int(plan[0]["Plan"]["Plan Rows"])
+
+
+class FictionalFilter(admin.SimpleListFilter):
+    """Filter on the derived `fictional` flag (annotated by `with_fictional()`)."""
+
+    title = _("fictional")
+    parameter_name = "fictional"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[str, str]]:
+        return [("yes", _("fictional")), ("no", _("historical or uncited"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "yes":
+            return queryset.filter(fictional=True)
+        if self.value() == "no":
+            return queryset.filter(fictional=False)
+        return queryset
+
+
+class ReviewNoteForm:
+    """The note of an approval or a rejection, read from the intermediate page."""
+
+    @staticmethod
+    def note(request: HttpRequest) -> str:
+        return str(request.POST.get("review_note", "")).strip()
+
+
+def _is_revert(request: HttpRequest, model: type[Model]) -> bool:
+    match = getattr(request, "resolver_match", None)
+    return bool(match and match.url_name == f"{model._meta.app_label}_{model._meta.model_name}_simple_history")
+
+
+def _untracked_fields(model: type[Model]) -> list[str]:
+    """Concrete fields that simple-history does not keep (e.g. a source's full text)."""
+    history_model = model.history.model  # type: ignore[attr-defined]
+    tracked = {field.attname for field in history_model._meta.concrete_fields}
+    return [field.attname for field in model._meta.concrete_fields if field.attname not in tracked]
+
+
+class SearchMixin:
+    """Search that folds Traditional/Simplified, aliases and pinyin, via `archive.search`.
+
+    Falls back to Django's `search_fields` when the search module cannot
+    answer for this model.
+    """
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> tuple[QuerySet, bool]:
+        if not search_term.strip():
+            return queryset, False
+        try:
+            from archive.search import filter_queryset
+
+            return filter_queryset(queryset, search_term), False
+        except (ImportError, TypeError, ValueError):
+            return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
+
+
+class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
+    """History with who/when/diff, and the author of every inline change on the parent."""
+
+    show_full_result_count = False
+    list_per_page = 50
+    paginator = EstimatedCountPaginator
+
+    def save_formset(self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool) -> None:
+        instances = formset.save(commit=False)
+        for obj in formset.deleted_objects:
+            obj._history_user = request.user  # type: ignore[attr-defined]
+            obj.delete()
+        for instance in instances:
+            if isinstance(instance, Curated):
+                if instance._state.adding:
+                    instance.created_by = request.user  # type: ignore[assignment]
+                instance.modified_by = request.user  # type: ignore[assignment]
+            instance._history_user = request.user  # type: ignore[attr-defined]
+            instance.save()
+        formset.save_m2m()
+
+    def save_related(self, request: HttpRequest, form: ModelForm, formsets: Iterable[Any], change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        parent = form.instance
+        if change and isinstance(parent, Curated) and getattr(parent, "_archive_unsaved", False):
+            if any(formset.has_changed() for formset in formsets):
+                # An inline change is a change of the parent: the parent is last
+                # changed by this user, and an approved parent goes back to review.
+                parent.modified_by = request.user  # type: ignore[assignment]
+                parent._history_user = request.user  # type: ignore[attr-defined]
+                parent._change_reason = "changed in an inline"  # type: ignore[attr-defined]
+                parent.save()
+            parent._archive_unsaved = False  # type: ignore[attr-defined]
+
+
+class CuratedAdmin(ImportExportMixin, AuditedAdmin):
+    """Admin of a curated model: review actions, read-only status, spreadsheets."""
+
+    formats = SPREADSHEET_FORMATS
+    actions = ("submit_selected", "approve_selected", "reject_selected")
+    # Annotate the derived `fictional` flag (Source and Citation have their own).
+    annotate_fictional = True
+    review_template = "archive/admin/review_action.html"
+
+    # -- reading
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if self.annotate_fictional:
+            queryset = queryset.with_fictional()
+        return queryset
+
+    @admin.display(boolean=True, description=_("fictional"), ordering="fictional")
+    def fictional(self, obj: Any) -> bool:
+        return bool(getattr(obj, "fictional", False))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Sequence[str]:
+        readonly = list(super().get_readonly_fields(request, obj))
+        return [*readonly, *(name for name in CURATION_FIELDS if name not in readonly)]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, dict[str, Any]]]:
+        fieldsets = super().get_fieldsets(request, obj)
+        cleaned = []
+        for name, options in fieldsets:
+            fields = [field for field in options.get("fields", ()) if field not in CURATION_FIELDS]
+            cleaned.append((name, {**options, "fields": fields}))
+        return [*cleaned, (_("Review"), {"fields": CURATION_FIELDS})]
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        opts = self.opts
+        return request.user.has_perm(f"{opts.app_label}.review_{opts.model_name}")
+
+    def has_import_permission(self, request: HttpRequest) -> bool:
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def has_export_permission(self, request: HttpRequest) -> bool:
+        return self.has_view_permission(request)
+
+    # -- writing
+
+    def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
+        if _is_revert(request, self.model):
+            self._prepare_revert(request, obj)
+        elif change and not form.has_changed():
+            # Nothing changed in the record itself; an inline change, if any,
+            # touches it in `save_related`.
+            obj._archive_unsaved = True
+            return
+        else:
+            if not change:
+                obj.created_by = request.user
+                obj.status = Status.DRAFT
+            obj.modified_by = request.user
+        super().save_model(request, obj, form, change)
+
+    def _prepare_revert(self, request: HttpRequest, obj: Any) -> None:
+        """Restore an old version's fields, but as a new change awaiting review."""
+        current = self.model._default_manager.get(pk=obj.pk)
+        for attname in _untracked_fields(self.model):
+            setattr(obj, attname, getattr(current, attname))
+        obj._loaded_status = current.status
+        obj.status = Status.IN_REVIEW
+        obj.created_by_id = current.created_by_id
+        obj.modified_by = request.user
+        obj.reviewed_by = None
+        obj.reviewed_at = None
+        obj.review_note = current.review_note
+        obj._change_reason = "reverted to an earlier version"
+
+    # -- review actions
+
+    def _records(self, queryset: QuerySet) -> list[Any]:
+        # Fresh rows, so that each transition sees the stored state.
+        return list(self.model._default_manager.filter(pk__in=queryset.values("pk")))
+
+    def _transition(self, request: HttpRequest, queryset: QuerySet, verb: str, step: Any, done: str) -> None:
+        succeeded = 0
+        for record in self._records(queryset):
+            try:
+                step(record)
+            except (PermissionDenied, ValidationError) as exc:
+                text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+                self.message_user(request, f"{record}: {text}", messages.ERROR)
+            else:
+                succeeded += 1
+        if succeeded:
+            self.message_user(
+                request,
+                ngettext("%(count)d record %(done)s.", "%(count)d records %(done)s.", succeeded)
+                % {"count": succeeded, "done": done},
+                messages.SUCCESS,
+            )
+
+    @admin.action(description=_("Submit selected for review"), permissions=["change"])
+    def submit_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._transition(
+            request, queryset, "submit", lambda record: curation.submit(record, by=request.user), "submitted"
+        )
+
+    @admin.action(description=_("Approve selected…"), permissions=["review"])
+    def approve_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        if "apply" not in request.POST:
+            return self._review_page(request, queryset, "approve_selected", _("Approve"), note_required=False)
+        note = ReviewNoteForm.note(request)
+        self._transition(
+            request,
+            queryset,
+            "approve",
+            lambda record: curation.approve(record, by=request.user, note=note),
+            "approved",
+        )
+        return None
+
+    @admin.action(description=_("Reject selected…"), permissions=["review"])
+    def reject_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        note = ReviewNoteForm.note(request)
+        if "apply" not in request.POST or not note:
+            error = _("A rejection says why.") if "apply" in request.POST else None
+            return self._review_page(request, queryset, "reject_selected", _("Reject"), note_required=True, error=error)
+        self._transition(
+            request,
+            queryset,
+            "reject",
+            lambda record: curation.reject(record, by=request.user, note=note),
+            "rejected",
+        )
+        return None
+
+    def _review_page(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet,
+        action: str,
+        verb: str,
+        *,
+        note_required: bool,
+        error: str | None = None,
+    ) -> TemplateResponse:
+        records = self._records(queryset)
+        rows = [(record, curation.can_review(record, request.user)) for record in records]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{verb}: {self.opts.verbose_name_plural}",
+            "opts": self.opts,
+            "rows": rows,
+            "action": action,
+            "verb": verb,
+            "note_required": note_required,
+            "note": ReviewNoteForm.note(request),
+            "error": error,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, self.review_template, context)
+
+
+class CuratedInlineMixin:
+    """An inline of a curated child (post, participation, citation): status shown, never edited."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Sequence[str]:
+        readonly = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
+        return [*readonly, "status"] if "status" not in readonly else readonly
+
+
+def touch_parent(parent: Curated, user: Any, reason: str) -> None:
+    """A change of a name or alias is a change of the record it names."""
+    parent.modified_by = user
+    parent._history_user = user  # type: ignore[attr-defined]
+    parent._change_reason = reason  # type: ignore[attr-defined]
+    parent.save()
+
+
+class ChildAdmin(ImportExportMixin, AuditedAdmin):
+    """Admin of a name or an alias: saving one marks its record as changed by the user."""
+
+    formats = SPREADSHEET_FORMATS
+    parent_field: str = ""
+
+    def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change or form.has_changed():
+            touch_parent(getattr(obj, self.parent_field), request.user, f"{self.opts.verbose_name} changed")
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        parent = getattr(obj, self.parent_field)
+        super().delete_model(request, obj)
+        touch_parent(parent, request.user, f"{self.opts.verbose_name} deleted")
+
+    def has_import_permission(self, request: HttpRequest) -> bool:
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def has_export_permission(self, request: HttpRequest) -> bool:
+        return self.has_view_permission(request)
+
+
+class MergeMixin:
+    """The action “merge selected into…”: two records, the curator picks the survivor."""
+
+    merge_template = "archive/admin/merge_action.html"
+
+    @admin.action(description=_("Merge the two selected records into one…"), permissions=["change"])
+    def merge_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        from archive import merging
+
+        records = list(self.model._default_manager.filter(pk__in=queryset.values("pk")))  # type: ignore[attr-defined]
+        if len(records) != 2:
+            self.message_user(request, _("Select exactly two records to merge."), messages.ERROR)  # type: ignore[attr-defined]
+            return None
+        chosen = str(request.POST.get("survivor", ""))
+        if "apply" in request.POST and chosen in {str(record.pk) for record in records}:
+            survivor = next(record for record in records if str(record.pk) == chosen)
+            duplicate = next(record for record in records if str(record.pk) != chosen)
+            old_slug = duplicate.slug
+            try:
+                merging.merge(survivor, duplicate, by=request.user)
+            except (PermissionDenied, ValidationError) as exc:
+                text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+                self.message_user(request, text, messages.ERROR)  # type: ignore[attr-defined]
+            else:
+                self.message_user(  # type: ignore[attr-defined]
+                    request,
+                    _("Merged %(old)s into %(survivor)s; the survivor is now in review.")
+                    % {"old": old_slug, "survivor": survivor.slug},
+                    messages.SUCCESS,
+                )
+            return None
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "title": _("Merge two %(records)s") % {"records": self.opts.verbose_name_plural},  # type: ignore[attr-defined]
+            "opts": self.opts,  # type: ignore[attr-defined]
+            "records": records,
+            "action": "merge_selected",
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, self.merge_template, context)

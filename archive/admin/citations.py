@@ -1,0 +1,89 @@
+"""Admin of citations: the exact words of a passage that are evidence for a record.
+
+The quote is typed or pasted; its offsets follow from it (`Citation.clean()`
+finds it in the passage, after folding if need be, and refuses it with the
+closest match when it is absent), so `start` and `end` are read-only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.text import Truncator
+from django.utils.translation import gettext_lazy as _
+
+from archive.importing.spreadsheets import CitationResource
+from archive.models import TARGET_FIELDS, Citation
+
+from .base import CuratedAdmin, EstimatedCountPaginator
+
+
+class TargetFilter(admin.SimpleListFilter):
+    title = _("evidence for")
+    parameter_name = "target"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [(name, Citation._meta.get_field(name).verbose_name) for name in TARGET_FIELDS]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() in TARGET_FIELDS:
+            return queryset.filter(**{f"{self.value()}__isnull": False})
+        return queryset
+
+
+class FromFictionFilter(admin.SimpleListFilter):
+    """A citation is fictional when its passage comes from fiction."""
+
+    title = _("fictional")
+    parameter_name = "fictional"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("from fiction")), ("no", _("from history"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(passage__source__is_fiction=self.value() == "yes")
+        return queryset
+
+
+@admin.register(Citation)
+class CitationAdmin(CuratedAdmin):
+    resource_classes = [CitationResource]
+    annotate_fictional = False
+    paginator = EstimatedCountPaginator
+    list_display = ("excerpt", "passage", "target", "claim", "rank", "from_fiction", "status", "modified_by")
+    list_filter = ("status", "rank", TargetFilter, FromFictionFilter, "passage__source")
+    list_select_related = (
+        "passage__source",
+        "person",
+        "unit",
+        "location",
+        "event",
+        "post",
+        "participation",
+        "modified_by",
+    )
+    search_fields = ("quote", "claim", "slug")
+    autocomplete_fields = ("passage", *TARGET_FIELDS)
+    fields = ("passage", "quote", "start", "end", "claim", "rank", *TARGET_FIELDS, "slug")
+    readonly_fields = ("start", "end", "slug")
+
+    @admin.display(description=_("quote"))
+    def excerpt(self, obj: Citation) -> str:
+        return Truncator(obj.quote).chars(40)
+
+    @admin.display(description=_("evidence for"))
+    def target(self, obj: Citation) -> str:
+        name = obj.target_field
+        if name is None:
+            return "—"
+        record = getattr(obj, name)
+        label = record.slug if name in ("post", "participation") else str(record)
+        return f"{Citation._meta.get_field(name).verbose_name}: {label}"
+
+    @admin.display(boolean=True, description=_("from fiction"), ordering="passage__source__is_fiction")
+    def from_fiction(self, obj: Citation) -> bool:
+        return obj.passage.source.is_fiction

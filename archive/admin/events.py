@@ -1,0 +1,51 @@
+"""Admin of events and of who took part in them."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from archive.importing.spreadsheets import EventResource, ParticipationResource
+from archive.models import Citation, Event, Participation
+
+from .base import CuratedAdmin, CuratedInlineMixin, FictionalFilter
+
+
+class ParticipationInline(CuratedInlineMixin, admin.TabularInline):
+    model = Participation
+    fields = ("slug", "person", "unit", "role", "position", "note", "status")
+    autocomplete_fields = ("person", "unit")
+    extra = 0
+    show_change_link = True
+
+
+class EventCitationInline(CuratedInlineMixin, admin.StackedInline):
+    model = Citation
+    fk_name = "event"
+    fields = ("passage", "quote", "claim", "rank", "start", "end", "status")
+    readonly_fields = ("start", "end")
+    autocomplete_fields = ("passage",)
+    extra = 0
+    show_change_link = True
+    verbose_name_plural = "citations of the event"
+
+
+@admin.register(Event)
+class EventAdmin(CuratedAdmin):
+    resource_classes = [EventResource]
+    inlines = [ParticipationInline, EventCitationInline]
+    list_display = ("title", "slug", "kind", "date_text", "date", "earliest", "parent", "fictional", "status")
+    list_filter = ("status", "kind", FictionalFilter)
+    list_select_related = ("parent", "modified_by")
+    search_fields = ("title", "slug", "date_text")
+    autocomplete_fields = ("parent", "locations")
+    prepopulated_fields = {"slug": ("title",)}
+
+
+@admin.register(Participation)
+class ParticipationAdmin(CuratedAdmin):
+    resource_classes = [ParticipationResource]
+    list_display = ("slug", "event", "person", "unit", "role", "position", "fictional", "status")
+    list_filter = ("status", "role", FictionalFilter)
+    list_select_related = ("event", "person", "unit", "modified_by")
+    search_fields = ("slug", "event__title", "person__name", "unit__name", "note")
+    autocomplete_fields = ("event", "person", "unit")

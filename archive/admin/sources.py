@@ -1,0 +1,67 @@
+"""Admin of sources and their passages.
+
+Passages are made by the importer: their text and offsets prove that they
+tile the source, so the admin shows them read-only. A curator changes only a
+passage's `role` (body, quotation, boilerplate) and the work it `quotes`.
+The source's full text is not shown in the form (a novel runs to megabytes);
+its length, hash and file name are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.text import Truncator
+from django.utils.translation import gettext_lazy as _
+
+from archive.importing.spreadsheets import SourceResource
+from archive.models import Passage, Source
+
+from .base import AuditedAdmin, CuratedAdmin
+
+
+@admin.register(Source)
+class SourceAdmin(CuratedAdmin):
+    resource_classes = [SourceResource]
+    annotate_fictional = False
+    list_display = (
+        "title",
+        "slug",
+        "author",
+        "kind",
+        "language",
+        "date",
+        "is_fiction",
+        "length",
+        "status",
+        "modified_by",
+    )
+    list_filter = ("status", "kind", "is_fiction", "language")
+    list_select_related = ("modified_by",)
+    search_fields = ("title", "slug", "author")
+    exclude = ("text",)
+    readonly_fields = ("is_fiction", "length", "sha256", "file_name")
+
+
+@admin.register(Passage)
+class PassageAdmin(AuditedAdmin):
+    list_display = ("__str__", "seq", "role", "excerpt", "quotes")
+    list_filter = ("role", "source")
+    list_select_related = ("source", "quotes")
+    search_fields = ("source__slug", "text")
+    autocomplete_fields = ("quotes",)
+    fields = ("source", "seq", "role", "quotes", "text", "start", "end", "sha256")
+    readonly_fields = ("source", "seq", "text", "start", "end", "sha256")
+    ordering = ("source", "seq")
+
+    @admin.display(description=_("text"))
+    def excerpt(self, obj: Passage) -> str:
+        return Truncator(obj.text).chars(60)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

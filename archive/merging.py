@@ -1,0 +1,202 @@
+"""Merge two records of the same person, unit or place into one.
+
+Sources name people and places many ways, so the same 唐生智 or 挹江门 can be
+entered twice. `merge(survivor, duplicate, by=user)` keeps the survivor and
+gives it everything that pointed at the duplicate: names or aliases (the
+duplicate's own name becomes one), posts, participations, citations, child
+units or places, the events that happened there. The duplicate is deleted, its
+slug is kept as a `SlugRedirect` to the survivor (so old links answer with a
+redirect) and the survivor goes back to review, last changed by the one who
+merged: the merge as a whole is reviewed by someone else.
+
+The records that move keep their own review state: a citation approved as
+evidence stays approved, now pointing at the survivor, and the survivor's
+review covers the move. Every moved row gets a history entry with the reason
+("merged …"), written with simple-history's bulk helpers, which leave the
+status guard of `save()` out of a change that is no edit of their content.
+All of it happens in one transaction, or none of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Model
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from simple_history.utils import bulk_update_with_history
+
+from archive.models import (
+    Citation,
+    Curated,
+    Event,
+    Location,
+    LocationAlias,
+    NameKind,
+    Participation,
+    Person,
+    PersonName,
+    Post,
+    SlugRedirect,
+    Status,
+    Unit,
+    UnitAlias,
+)
+
+MERGEABLE = (Person, Unit, Location)
+
+
+def can_merge(model: type[Model], user: Any) -> bool:
+    opts = model._meta
+    return bool(user.has_perm(f"{opts.app_label}.change_{opts.model_name}"))
+
+
+def _move(model: type[Model], field: str, old: Model, new: Model, *, by: Any, reason: str) -> int:
+    """Point `field` of every `model` row from `old` to `new`, with history."""
+    rows = list(model._default_manager.filter(**{field: old}))
+    if not rows:
+        return 0
+    changed = [field]
+    for row in rows:
+        setattr(row, field, new)
+        if isinstance(row, Curated):
+            row.modified_by = by
+            row.updated_at = timezone.now()
+    if issubclass(model, Curated):
+        changed += ["modified_by", "updated_at"]
+    bulk_update_with_history(rows, model, changed, default_user=by, default_change_reason=reason)
+    return len(rows)
+
+
+def _move_names(
+    name_model: type[Model],
+    field: str,
+    survivor: Any,
+    duplicate: Any,
+    *,
+    by: Any,
+    reason: str,
+    primary: dict[str, Any],
+) -> None:
+    """Names of the duplicate become names of the survivor; its own name among them."""
+    taken = set(name_model._default_manager.filter(**{field: survivor}).values_list("name", flat=True))
+    taken.add(survivor.name)
+    moving = []
+    for alias in name_model._default_manager.filter(**{field: duplicate}):
+        if alias.name in taken:
+            alias._history_user = by
+            alias._change_reason = reason
+            alias.delete()
+            continue
+        setattr(alias, field, survivor)
+        if getattr(alias, "kind", None) == NameKind.PRIMARY:
+            alias.kind = NameKind.ALIAS
+        taken.add(alias.name)
+        moving.append(alias)
+    if moving:
+        fields = [field, "kind"] if hasattr(name_model, "kind") else [field]
+        bulk_update_with_history(moving, name_model, fields, default_user=by, default_change_reason=reason)
+    if duplicate.name not in taken:
+        added = name_model(**{field: survivor, "name": duplicate.name, **primary})
+        added._history_user = by
+        added._change_reason = reason
+        added.save()
+
+
+def _move_parent_links(model: type[Model], survivor: Any, duplicate: Any, *, by: Any, reason: str) -> None:
+    """Children of the duplicate become children of the survivor; the survivor inherits a missing parent."""
+    children = list(model._default_manager.filter(parent=duplicate).exclude(pk=survivor.pk))
+    for child in children:
+        child.parent = survivor
+        child.modified_by = by
+    if children:
+        bulk_update_with_history(
+            children, model, ["parent", "modified_by"], default_user=by, default_change_reason=reason
+        )
+    if survivor.parent_id == duplicate.pk:
+        survivor.parent_id = duplicate.parent_id if duplicate.parent_id != survivor.pk else None
+    elif survivor.parent_id is None and duplicate.parent_id not in (None, survivor.pk):
+        survivor.parent_id = duplicate.parent_id
+
+
+def _move_event_locations(survivor: Location, duplicate: Location, *, by: Any, reason: str) -> None:
+    for event in Event.objects.filter(locations=duplicate):
+        event._history_user = by  # type: ignore[attr-defined]
+        event._change_reason = reason  # type: ignore[attr-defined]
+        event.locations.add(survivor)
+        event.locations.remove(duplicate)
+
+
+def _redirect(survivor: Any, duplicate: Any, *, by: Any, reason: str) -> None:
+    model = survivor._meta.model_name
+    # Earlier merges into the duplicate now lead to the survivor: one hop, always.
+    earlier = list(SlugRedirect.objects.filter(model=model, new_slug=duplicate.slug))
+    for redirect in earlier:
+        redirect.new_slug = survivor.slug
+    if earlier:
+        bulk_update_with_history(earlier, SlugRedirect, ["new_slug"], default_user=by, default_change_reason=reason)
+    # A slug that once moved and now comes back as the survivor's own must not loop.
+    SlugRedirect.objects.filter(model=model, old_slug=survivor.slug).delete()
+    redirect = SlugRedirect(model=model, old_slug=duplicate.slug, new_slug=survivor.slug, note=reason, created_by=by)
+    redirect._history_user = by  # type: ignore[attr-defined]
+    redirect.save()
+
+
+@transaction.atomic
+def merge(survivor: Curated, duplicate: Curated, *, by: Any) -> Curated:
+    """Merge `duplicate` into `survivor`; returns the survivor, now in review."""
+    model = type(survivor)
+    if model not in MERGEABLE:
+        raise ValidationError(_("Only people, units and places are merged."))
+    if type(duplicate) is not model:
+        raise ValidationError(_("Only two records of the same kind are merged."))
+    if survivor.pk is None or duplicate.pk is None or survivor.pk == duplicate.pk:
+        raise ValidationError(_("Merging needs two different saved records."))
+    if not can_merge(model, by):
+        raise PermissionDenied(
+            _("You are not allowed to change %(records)s.") % {"records": model._meta.verbose_name_plural}
+        )
+
+    # Lock both rows and work on their stored state.
+    locked = {
+        row.pk: row for row in model._default_manager.select_for_update().filter(pk__in=[survivor.pk, duplicate.pk])
+    }
+    survivor, duplicate = locked[survivor.pk], locked[duplicate.pk]
+    reason = f"merged {model._meta.model_name} {duplicate.slug} into {survivor.slug}"
+
+    if model is Person:
+        _move_names(PersonName, "person", survivor, duplicate, by=by, reason=reason, primary={"kind": NameKind.ALIAS})
+        for related in (Post, Participation, Citation):
+            _move(related, "person", duplicate, survivor, by=by, reason=reason)
+    elif model is Unit:
+        _move_names(UnitAlias, "unit", survivor, duplicate, by=by, reason=reason, primary={})
+        for related in (Post, Participation, Citation):
+            _move(related, "unit", duplicate, survivor, by=by, reason=reason)
+        _move_parent_links(Unit, survivor, duplicate, by=by, reason=reason)
+    else:
+        _move_names(
+            LocationAlias, "location", survivor, duplicate, by=by, reason=reason, primary={"note": reason[:300]}
+        )
+        _move(Citation, "location", duplicate, survivor, by=by, reason=reason)
+        _move_event_locations(survivor, duplicate, by=by, reason=reason)  # type: ignore[arg-type]
+        _move_parent_links(Location, survivor, duplicate, by=by, reason=reason)
+
+    if getattr(duplicate, "marked_historical", False):
+        survivor.marked_historical = True  # type: ignore[attr-defined]
+    _redirect(survivor, duplicate, by=by, reason=reason)
+
+    survivor.status = Status.IN_REVIEW
+    survivor.modified_by = by
+    survivor.reviewed_by = None
+    survivor.reviewed_at = None
+    survivor._history_user = by  # type: ignore[attr-defined]
+    survivor._change_reason = reason  # type: ignore[attr-defined]
+    # Saved before the duplicate goes, since the survivor may have been its child.
+    survivor.save()
+
+    duplicate._history_user = by  # type: ignore[attr-defined]
+    duplicate._change_reason = reason  # type: ignore[attr-defined]
+    duplicate.delete()
+    return survivor
