@@ -225,15 +225,16 @@ class SearchResults(Sequence[Hit]):
     def _passage_hits(self, ids: list[int]) -> list[Hit]:
         if not ids:
             return []
-        passages = Passage.objects.select_related("source").only(
+        rows = Passage.objects.filter(pk__in=ids).values_list(
             "pk", "seq", "text", "source__title", "source__is_fiction"
-        ).in_bulk(ids)
+        )
+        passages = {row[0]: row for row in rows}
         hits = []
         for pk in ids:
-            passage = passages[pk]
-            snippet, start, end = passage_snippet(passage.text, self.query.key)
-            hits.append(Hit("passage", pk, None, f"{passage.source.title} §{passage.seq}", "text", snippet,
-                            start, end, SCORE_PASSAGE, bool(passage.source.is_fiction)))
+            _pk, seq, text, source_title, fiction = passages[pk]
+            snippet, start, end = passage_snippet(text, self.query.key)
+            hits.append(Hit("passage", pk, None, f"{source_title} §{seq}", "text", snippet,
+                            start, end, SCORE_PASSAGE, bool(fiction)))
         return hits
 
 

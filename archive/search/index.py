@@ -198,4 +198,22 @@ def visible_entries(key: str, *, fiction: str, using: str = "default") -> models
         entries = entries.filter(source__is_fiction=False)
     elif fiction == "only":
         entries = entries.filter(source__is_fiction=True)
-    return entries.order_by("source__title", "source_id", "seq")
+    return entries.order_by(source_order(using), "seq")
+
+
+def source_order(using: str = "default") -> models.Expression:
+    """Sources ranked by (title, id) in Python, so that both engines order hits alike.
+
+    Ordering by `source__title` in SQL would follow the database's collation
+    (en_US on PostgreSQL, binary on SQLite); there are few sources, so their
+    rank is spelled out as a CASE.
+    """
+    titles = Source.objects.using(using).filter(status=Status.APPROVED).values_list("pk", "title")
+    ranked = sorted(titles, key=lambda row: (row[1], row[0]))
+    if not ranked:
+        return models.Value(0)
+    return models.Case(
+        *(models.When(source_id=pk, then=models.Value(rank)) for rank, (pk, _title) in enumerate(ranked)),
+        default=models.Value(len(ranked)),
+        output_field=models.IntegerField(),
+    )
