@@ -92,7 +92,8 @@ class SafeXLSX(base_formats.XLSX):
         return super().export_data(_map_cells(dataset, escape_cell), **kwargs)
 
     def create_dataset(self, in_stream: Any) -> tablib.Dataset:  # type: ignore[override]
-        return _map_cells(super().create_dataset(in_stream), unescape_cell)
+        # An empty cell reads as None; the archive's text fields hold "" instead.
+        return _map_cells(super().create_dataset(in_stream), lambda cell: "" if cell is None else unescape_cell(cell))
 
 
 SPREADSHEET_FORMATS = (SafeCSV, SafeXLSX, base_formats.JSON)

@@ -137,3 +137,43 @@ __all__ = [
     "user",
     "world",
 ]
+
+
+def _put(data: dict[str, Any], key: str, value: Any) -> None:
+    if value is None:
+        data[key] = ""
+    elif isinstance(value, bool):
+        if value:
+            data[key] = "on"
+    elif isinstance(value, list | tuple):
+        data[key] = [str(item) for item in value]
+    else:
+        data[key] = str(value)
+
+
+def _put_field(data: dict[str, Any], bound: Any) -> None:
+    from django.forms import MultiWidget
+
+    widget = bound.field.widget
+    if isinstance(widget, MultiWidget):
+        parts = widget.decompress(bound.value())
+        for index, part in enumerate(parts):
+            _put(data, f"{bound.html_name}_{index}", part)
+        return
+    _put(data, bound.html_name, bound.value())
+
+
+def form_data(response: Any) -> dict[str, Any]:
+    """The POST data a browser would send back from an admin change form, unchanged."""
+    data: dict[str, Any] = {}
+    form = response.context["adminform"].form
+    for name in form.fields:
+        _put_field(data, form[name])
+    for inline in response.context.get("inline_admin_formsets", []):
+        formset = inline.formset
+        for name in formset.management_form.fields:
+            _put_field(data, formset.management_form[name])
+        for subform in formset.forms:
+            for name in subform.fields:
+                _put_field(data, subform[name])
+    return data

@@ -1,0 +1,195 @@
+"""Review workflow in the admin: drafts, submission, approval and rejection with four eyes.
+
+Nobody approves a record they created or last changed, by any path: a forged
+status in the change form, the admin actions, an inline change, or a call in
+the shell. (The spreadsheet path is tested in test_spreadsheets.)
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.contrib.messages import get_messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.urls import reverse
+
+from archive import curation
+from archive.models import Person, PersonName, Status
+from tests.admin.helpers import change_url, changelist, client_for, form_data, person, user
+
+pytestmark = pytest.mark.django_db
+
+ADD_PERSON = {
+    "slug": "tang-shengzhi",
+    "name": "唐生智",
+    "side": "chinese",
+    "birth": "1889",
+    "death": "",
+    "description": "",
+    "names-TOTAL_FORMS": "0",
+    "names-INITIAL_FORMS": "0",
+    "names-MIN_NUM_FORMS": "0",
+    "names-MAX_NUM_FORMS": "1000",
+}
+
+
+@pytest.fixture
+def curator() -> User:
+    return user("curator-a", role="curator")
+
+
+@pytest.fixture
+def reviewer() -> User:
+    return user("reviewer-a", role="reviewer")
+
+
+@pytest.fixture
+def other_reviewer() -> User:
+    return user("reviewer-b", role="reviewer")
+
+
+def act(client, model: type, action: str, records: list, **extra: str):
+    data = {"action": action, "_selected_action": [str(r.pk) for r in records], **extra}
+    return client.post(changelist(model), data, follow=False)
+
+
+def test_a_curator_creates_a_draft_whatever_status_is_posted(curator: User) -> None:
+    client = client_for(curator)
+    response = client.post(reverse("admin:archive_person_add"), {**ADD_PERSON, "status": "approved"})
+    assert response.status_code == 302, response.content[:2000]
+    tang = Person.objects.get(slug="tang-shengzhi")
+    assert tang.status == Status.DRAFT
+    assert tang.created_by == curator and tang.modified_by == curator
+    record = tang.history.latest()
+    assert record.history_user == curator
+
+
+def test_status_is_read_only_in_the_change_form(curator: User) -> None:
+    tang = person(status=Status.IN_REVIEW, name="唐生智")
+    client = client_for(curator)
+    page = client.get(change_url(tang))
+    assert "status" not in page.context["adminform"].form.fields
+    data = {**form_data(page), "status": "approved", "reviewed_by": str(curator.pk)}
+    data["description"] = "南京卫戍司令长官"
+    response = client.post(change_url(tang), data)
+    assert response.status_code == 302
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW
+    assert tang.description == "南京卫戍司令长官"
+    assert tang.modified_by == curator
+    assert tang.reviewed_by is None
+
+
+def test_submit_then_approve_by_another_reviewer(curator: User, reviewer: User) -> None:
+    tang = person(status=Status.DRAFT)
+    response = act(client_for(curator), Person, "submit_selected", [tang])
+    assert response.status_code == 302
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW and tang.modified_by == curator
+
+    client = client_for(reviewer)
+    page = act(client, Person, "approve_selected", [tang])
+    assert page.status_code == 200
+    assert "review_note" in page.content.decode()
+    act(client, Person, "approve_selected", [tang], apply="1", review_note="见《南京保卫战》")
+    tang.refresh_from_db()
+    assert tang.status == Status.APPROVED
+    assert tang.reviewed_by == reviewer and tang.review_note == "见《南京保卫战》"
+    assert tang.history.latest().history_change_reason.startswith("approved")
+
+
+def test_a_reviewer_cannot_approve_their_own_record_by_the_action(reviewer: User) -> None:
+    client = client_for(reviewer)
+    client.post(reverse("admin:archive_person_add"), ADD_PERSON)
+    tang = Person.objects.get(slug="tang-shengzhi")
+    act(client, Person, "submit_selected", [tang])
+    response = act(client, Person, "approve_selected", [tang], apply="1")
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW
+    texts = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("created or last changed" in text for text in texts), texts
+
+
+def test_a_curator_has_no_approve_action(curator: User) -> None:
+    tang = person(status=Status.IN_REVIEW)
+    client = client_for(curator)
+    page = client.get(changelist(Person))
+    actions = dict(page.context["action_form"].fields["action"].choices)
+    assert "submit_selected" in actions
+    assert "approve_selected" not in actions and "reject_selected" not in actions
+    act(client, Person, "approve_selected", [tang], apply="1")
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW
+
+
+def test_reject_needs_a_note(reviewer: User) -> None:
+    tang = person(status=Status.IN_REVIEW)
+    client = client_for(reviewer)
+    page = act(client, Person, "reject_selected", [tang], apply="1", review_note="  ")
+    assert page.status_code == 200
+    assert "A rejection says why." in page.content.decode()
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW
+    act(client, Person, "reject_selected", [tang], apply="1", review_note="源文未提及")
+    tang.refresh_from_db()
+    assert tang.status == Status.REJECTED and tang.review_note == "源文未提及"
+    assert tang.reviewed_by == reviewer
+
+
+def test_editing_an_approved_record_sends_it_back_to_review(reviewer: User) -> None:
+    tang = person(status=Status.APPROVED)
+    client = client_for(reviewer)
+    data = form_data(client.get(change_url(tang)))
+    data["description"] = "changed"
+    client.post(change_url(tang), data)
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW and tang.modified_by == reviewer and tang.reviewed_by is None
+    # Having changed it, this reviewer may not approve it.
+    act(client, Person, "approve_selected", [tang], apply="1")
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW
+
+
+def test_saving_an_unchanged_form_changes_nothing(reviewer: User) -> None:
+    tang = person(status=Status.APPROVED)
+    author = tang.modified_by
+    client = client_for(reviewer)
+    client.post(change_url(tang), form_data(client.get(change_url(tang))))
+    tang.refresh_from_db()
+    assert tang.status == Status.APPROVED and tang.modified_by == author
+
+
+def test_an_inline_change_marks_the_parent_as_changed_by_that_user(reviewer: User, other_reviewer: User) -> None:
+    tang = person(status=Status.APPROVED, name="唐生智")
+    client = client_for(reviewer)
+    data = form_data(client.get(change_url(tang)))
+    data.update({"names-0-name": "唐孟潇", "names-0-kind": "courtesy", "names-0-script": "Hans", "names-0-note": ""})
+    response = client.post(change_url(tang), data)
+    assert response.status_code == 302, response.context["errors"] if response.context else response
+    assert PersonName.objects.filter(person=tang, name="唐孟潇").exists()
+    tang.refresh_from_db()
+    assert tang.modified_by == reviewer
+    assert tang.status == Status.IN_REVIEW
+    with pytest.raises(PermissionDenied):
+        curation.approve(tang, by=reviewer)
+    curation.approve(tang, by=other_reviewer)
+    assert tang.status == Status.APPROVED
+
+
+def test_a_shell_call_cannot_approve_ones_own_record(reviewer: User) -> None:
+    tang = Person(slug="tang", name="唐生智", created_by=reviewer, modified_by=reviewer)
+    tang.save()
+    curation.submit(tang, by=reviewer)
+    with pytest.raises(PermissionDenied):
+        curation.approve(tang, by=reviewer)
+    tang.status = Status.APPROVED
+    with pytest.raises(ValidationError):
+        tang.save()
+    assert Person.objects.get(pk=tang.pk).status == Status.IN_REVIEW
+
+
+def test_actions_report_records_in_the_wrong_state(curator: User) -> None:
+    tang = person(status=Status.APPROVED)
+    response = act(client_for(curator), Person, "submit_selected", [tang])
+    texts = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("Only a draft or a rejected record" in text for text in texts)
