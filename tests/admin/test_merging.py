@@ -1,0 +1,163 @@
+"""Merging duplicates: everything moves to the survivor, the old slug redirects, the survivor is reviewed."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.urls import reverse
+
+from archive import curation
+from archive.merging import merge
+from archive.models import (
+    Citation,
+    Location,
+    LocationAlias,
+    Participation,
+    Person,
+    PersonName,
+    Post,
+    SlugRedirect,
+    Status,
+    Unit,
+    UnitAlias,
+)
+from tests.admin.helpers import changelist, client_for, event, location, participation, person, post, source, unit, user
+from tests.factories import cite
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def curator() -> User:
+    return user("merge-curator", role="curator")
+
+
+def test_merging_people_moves_names_posts_participations_and_citations(curator: User) -> None:
+    passage = source().passages.get(seq=1)
+    tang = person(slug="tang-shengzhi", name="唐生智")
+    PersonName.objects.create(person=tang, name="Tang Shengzhi", kind="romanisation", script="Latn")
+    twin = person(slug="tang-mengxiao", name="唐孟潇")
+    PersonName.objects.create(person=twin, name="Tang Shengzhi", kind="romanisation", script="Latn")
+    PersonName.objects.create(person=twin, name="唐司令", kind="title")
+    held = post(person=twin)
+    took_part = participation(person=twin)
+    evidence = cite(passage, "唐生智", person=twin)
+    assert evidence.status == Status.APPROVED
+
+    survivor = merge(tang, twin, by=curator)
+
+    assert not Person.objects.filter(slug="tang-mengxiao").exists()
+    names = dict(tang.names.values_list("name", "kind"))
+    assert names == {"Tang Shengzhi": "romanisation", "唐司令": "title", "唐孟潇": "alias"}
+    assert Post.objects.get(pk=held.pk).person == tang
+    assert Participation.objects.get(pk=took_part.pk).person == tang
+    moved = Citation.objects.get(pk=evidence.pk)
+    assert moved.person == tang and moved.status == Status.APPROVED
+    assert moved.history.latest().history_change_reason.startswith("merged person tang-mengxiao")
+    assert SlugRedirect.objects.resolve("person", "tang-mengxiao") == "tang-shengzhi"
+    survivor.refresh_from_db()
+    assert survivor.status == Status.IN_REVIEW and survivor.modified_by == curator and survivor.reviewed_by is None
+    assert survivor.history.latest().history_user == curator
+    with pytest.raises(PermissionDenied):
+        curation.approve(survivor, by=curator)
+
+
+def test_merging_units_moves_aliases_children_and_posts(curator: User) -> None:
+    army = unit(slug="a74", name="第74军", echelon="army")
+    copy = unit(slug="a74-copy", name="七十四军", echelon="army", parent=None)
+    UnitAlias.objects.create(unit=copy, name="74A", script="Latn")
+    child = unit(slug="d51", name="第51师", parent=copy)
+    held = post(unit=copy)
+    merge(army, copy, by=curator)
+    assert Unit.objects.get(pk=child.pk).parent == army
+    assert set(army.aliases.values_list("name", flat=True)) == {"74A", "七十四军"}
+    assert Post.objects.get(pk=held.pk).unit == army
+    assert SlugRedirect.objects.resolve("unit", "a74-copy") == "a74"
+
+
+def test_merging_a_unit_into_its_own_child_keeps_the_tree(curator: User) -> None:
+    top = unit(slug="top", name="卫戍司令部", echelon="garrison")
+    dup = unit(slug="dup", name="第一军", parent=top)
+    keep = unit(slug="keep", name="第1军", parent=dup)
+    merge(keep, dup, by=curator)
+    keep.refresh_from_db()
+    assert keep.parent == top
+
+
+def test_merging_places_moves_aliases_children_events_and_citations(curator: User) -> None:
+    passage = source().passages.get(seq=2)
+    nanjing = location(slug="nanjing", name="南京", kind="city")
+    jinling = location(slug="jinling", name="金陵", kind="city")
+    gate = location(slug="yijiangmen", name="挹江门", parent=jinling)
+    LocationAlias.objects.create(location=jinling, name="Nanking", language="en")
+    happening = event()
+    happening.locations.add(jinling)
+    evidence = cite(passage, "挹江门", location=jinling)
+    merge(nanjing, jinling, by=curator)
+    assert Location.objects.get(pk=gate.pk).parent == nanjing
+    assert set(nanjing.aliases.values_list("name", flat=True)) == {"Nanking", "金陵"}
+    assert list(happening.locations.all()) == [nanjing]
+    assert happening.history.latest().history_user == curator
+    assert Citation.objects.get(pk=evidence.pk).location == nanjing
+    assert SlugRedirect.objects.resolve("location", "jinling") == "nanjing"
+
+
+def test_redirects_are_flattened_by_a_later_merge(curator: User) -> None:
+    a, b, c = person(slug="a"), person(slug="b"), person(slug="c")
+    merge(b, a, by=curator)
+    merge(c, b, by=curator)
+    assert SlugRedirect.objects.resolve("person", "a") == "c"
+    assert SlugRedirect.objects.resolve("person", "b") == "c"
+
+
+def test_a_failed_merge_changes_nothing(curator: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    tang, twin = person(slug="tang"), person(slug="twin")
+    PersonName.objects.create(person=twin, name="唐司令")
+    import archive.merging as merging
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(merging, "_redirect", broken)
+    with pytest.raises(RuntimeError):
+        merge(tang, twin, by=curator)
+    assert Person.objects.filter(slug="twin").exists()
+    assert PersonName.objects.get(name="唐司令").person_id == twin.pk
+    assert Person.objects.get(pk=tang.pk).status == Status.APPROVED
+
+
+def test_merge_refuses_mixed_or_identical_records(curator: User) -> None:
+    tang = person()
+    with pytest.raises(ValidationError):
+        merge(tang, tang, by=curator)
+    with pytest.raises(ValidationError):
+        merge(tang, unit(), by=curator)
+    with pytest.raises(PermissionDenied):
+        merge(tang, person(), by=user("no-role"))
+
+
+def test_the_admin_action_merges_into_the_chosen_survivor(curator: User) -> None:
+    tang, twin = person(slug="tang", name="唐生智"), person(slug="twin", name="唐孟潇")
+    client = client_for(curator)
+    selected = {"action": "merge_selected", "_selected_action": [str(tang.pk), str(twin.pk)]}
+    page = client.post(changelist(Person), selected)
+    assert page.status_code == 200 and 'name="survivor"' in page.content.decode()
+    response = client.post(changelist(Person), {**selected, "apply": "1", "survivor": str(twin.pk)})
+    assert response.status_code == 302
+    assert not Person.objects.filter(slug="tang").exists()
+    twin.refresh_from_db()
+    assert twin.status == Status.IN_REVIEW and twin.names.filter(name="唐生智").exists()
+    assert SlugRedirect.objects.resolve("person", "tang") == "twin"
+    redirects = client.get(reverse("admin:archive_slugredirect_changelist")).content.decode()
+    assert "twin" in redirects
+
+
+def test_the_admin_action_needs_exactly_two(curator: User) -> None:
+    people = [person(), person(), person()]
+    client = client_for(curator)
+    client.post(
+        changelist(Person),
+        {"action": "merge_selected", "_selected_action": [str(p.pk) for p in people], "apply": "1"},
+    )
+    assert Person.objects.filter(pk__in=[p.pk for p in people]).count() == 3

@@ -1,0 +1,50 @@
+"""Counting without COUNT(*) over a huge table, and exports whose queries do not grow with rows."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from archive.admin.base import EstimatedCountPaginator
+from archive.importing.spreadsheets import RESOURCES
+from archive.models import Passage
+from tests.admin.helpers import source, world
+
+pytestmark = pytest.mark.django_db
+
+
+class Small(EstimatedCountPaginator):
+    threshold = 3
+
+
+def test_counts_are_exact_below_the_threshold() -> None:
+    source()
+    passages = Passage.objects.order_by("pk")
+    assert EstimatedCountPaginator(passages, 50).count == passages.count()
+
+
+def test_counts_are_capped_beyond_the_threshold() -> None:
+    for _ in range(3):
+        source()
+    total = Passage.objects.count()
+    assert total > 4
+    with CaptureQueriesContext(connection) as captured:
+        count = Small(Passage.objects.order_by("pk"), 2).count
+    assert count >= 4
+    sql = " ".join(query["sql"] for query in captured).upper()
+    assert "LIMIT" in sql or "RELTUPLES" in sql
+    filtered = Small(Passage.objects.filter(seq=1).order_by("pk"), 2).count
+    assert filtered == 3
+
+
+@pytest.mark.parametrize("model", list(RESOURCES), ids=lambda model: model._meta.model_name)
+def test_export_queries_do_not_grow_with_rows(model: type, django_assert_num_queries) -> None:
+    resource = RESOURCES[model]
+    world(5)
+    with CaptureQueriesContext(connection) as captured:
+        resource().export()
+    world(45)
+    assert model._default_manager.count() >= 50
+    with django_assert_num_queries(len(captured)):
+        resource().export()
