@@ -495,7 +495,7 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
                     else _("Citation “%(quote)s” saved as a draft.")
                 )
                 messages.success(request, text % {"quote": citation.quote})
-                return redirect(f"{reader_url}?{_page_query(passage)}#passage-{passage.seq}")
+                return redirect(passage_url(passage))
         status = 200
     else:
         form, status = _form_from_selection(request, passage)
@@ -513,6 +513,12 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _page_query(passage: Passage) -> str:
     return f"page={(passage.seq - 1) // PASSAGES_PER_PAGE + 1}"
+
+
+def passage_url(passage: Passage) -> str:
+    """The passage in the reader: its page and its anchor."""
+    reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
+    return f"{reader_url}?{_page_query(passage)}#passage-{passage.seq}"
 
 
 def _form_from_selection(request: HttpRequest, passage: Passage) -> tuple[CitationForm, int]:
