@@ -309,3 +309,24 @@ def test_panay_bombing() -> None:
     panay = Event.objects.get(slug="panay-bombing")
     assert panay.kind == "bombing" and panay.date == "1937-12-12"
     assert panay.participations.get(unit__slug="uss-panay").role == "target"
+
+
+def test_small_hours_are_the_next_day() -> None:
+    silence = Event.objects.get(slug="silence-before-the-fall")
+    assert silence.date_text == "到了后半夜" and silence.date == "1937-12-13"
+    assert (silence.earliest, silence.latest) == (at(13, 0), at(13, 5))
+
+
+def test_who_attended_the_17_00_meeting() -> None:
+    meeting = Event.objects.get(slug="meeting-1700-12-december")
+    people = set(meeting.participations.values_list("person__slug", flat=True))
+    assert {"tang-shengzhi", "gui-yongqing", "ye-zhao", "zhou-lan", "wang-jingjiu", "deng-longguang"} <= people
+    assert meeting.children.filter(slug="signing-of-retreat-order").exists()
+
+
+def test_alternate_history_events() -> None:
+    begins = Event.objects.get(slug="althist-retreat-begins")
+    assert begins.date_text == "1月22日夜11時" and begins.earliest is None
+    assert Event.objects.with_fictional().get(slug="althist-retreat-begins").fictional
+    matsui_events = Participation.objects.filter(person__slug="matsui-iwane").values_list("event__slug", flat=True)
+    assert set(matsui_events) >= {"althist-matsui-orders-general-attack", "althist-matsui-turns-on-78th"}
