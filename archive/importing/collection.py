@@ -147,6 +147,8 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
         for path in collection.files:
             records = collection.records.get(path, [])
             shown = str(path)
+            if not records:
+                continue
             prepared = Path(tmp) / path.name
             prepared.write_text(json.dumps(prepare_records(records, using=using), ensure_ascii=False),
                                 encoding="utf-8")

@@ -16,6 +16,7 @@ row is looked up where the model's manager cannot do so itself.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,16 @@ EDTF_FIELDS: dict[str, tuple[str, ...]] = {
     "archive.post": ("date_from", "date_to"),
     "archive.event": ("date",),
 }
+
+
+@functools.lru_cache(maxsize=4096)
+def _edtf_problem(value: str) -> str | None:
+    """Why ``value`` is not a valid EDTF date, or None; cached, as parsing takes tens of milliseconds."""
+    try:
+        dating.bounds(value)
+    except dating.BadDate as exc:
+        return str(exc)
+    return None
 
 
 def key_lookups(model: type[models.Model]) -> tuple[str, ...] | None:
@@ -441,10 +452,9 @@ class _Checker:
         for name in EDTF_FIELDS.get(record.label, ()):
             value = record.fields.get(name)
             if value:
-                try:
-                    dating.bounds(value)
-                except dating.BadDate as exc:
-                    self.problem(record, name, str(exc))
+                problem = _edtf_problem(value) if isinstance(value, str) else _("an EDTF date is a string")
+                if problem:
+                    self.problem(record, name, problem)
 
     def fill_event_bounds(self, record: Record) -> None:
         fields = record.fields
@@ -513,12 +523,30 @@ def check_collection(collection: Collection, *, using: str = "default") -> list[
 # --- preparing a file for loaddata ---------------------------------------
 
 
+def _existing_rows(model: type[models.Model], keys: Iterable[tuple[Any, ...]], using: str, extra: Sequence[str] = ()
+                   ) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """Rows of ``model`` with the given natural keys, by key, in one query."""
+    lookups = key_lookups(model)
+    keys = {k for k in keys if lookups is not None and len(k) == len(lookups)}
+    if lookups is None or not keys:
+        return {}
+    rows = model._default_manager.db_manager(using).filter(**{f"{lookups[0]}__in": {k[0] for k in keys}})
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for values in rows.values(*lookups, "pk", *extra):
+        key = tuple(values[lookup] for lookup in lookups)
+        if key in keys:
+            found[key] = values
+    return found
+
+
 def prepare_records(records: Sequence[Record], *, using: str = "default") -> list[dict[str, Any]]:
     """The records as loaddata will take them, with the current database state.
 
     An existing row keeps its creation time and last-change time unless the
-    record gives them (so loading twice changes nothing), and its primary key
-    is supplied where the model's manager has no `get_by_natural_key`.
+    record gives them (so loading twice changes nothing). Natural keys that
+    the database already holds, of the records and of what they link to, are
+    replaced by primary keys found in one query per model, so that loaddata
+    does not look each of them up on its own.
     """
     now = timezone.now().isoformat()
     existing: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
@@ -527,17 +555,32 @@ def prepare_records(records: Sequence[Record], *, using: str = "default") -> lis
         by_model.setdefault(record.label, []).append(record)
     for label, group in by_model.items():
         model = apps.get_model(label)
-        lookups = key_lookups(model)
-        if lookups is None:
-            continue
-        keys = [r.key for r in group if r.key is not None]
-        if not keys:
-            continue
         wanted = [f for f in ("created_at", "updated_at") if any(x.name == f for x in model._meta.concrete_fields)]
-        rows = model._default_manager.db_manager(using).filter(**{f"{lookups[0]}__in": {k[0] for k in keys}})
-        for values in rows.values(*lookups, "pk", *wanted):
-            key = tuple(values[lookup] for lookup in lookups)
+        for key, values in _existing_rows(model, (r.key for r in group if r.key is not None), using, wanted).items():
             existing[(label, key)] = values
+
+    # Linked rows: (related model, natural key) -> pk, for keys the database holds.
+    wanted_links: dict[type[models.Model], set[tuple[Any, ...]]] = {}
+    for record in records:
+        assert record.model is not None
+        for name, value in record.fields.items():
+            related = _related_model(record.model, name)
+            if related is None or value is None:
+                continue
+            items = value if _is_many(record.model, name) else [value]
+            for item in items:
+                if isinstance(item, list):
+                    wanted_links.setdefault(related, set()).add(_flatten(item))
+    link_pk: dict[tuple[type[models.Model], tuple[Any, ...]], Any] = {}
+    for related, keys in wanted_links.items():
+        for key, values in _existing_rows(related, keys, using).items():
+            link_pk[(related, key)] = values["pk"]
+
+    def link(related: type[models.Model], item: Any) -> Any:
+        if isinstance(item, list):
+            return link_pk.get((related, _flatten(item)), item)
+        return item
+
     out: list[dict[str, Any]] = []
     for record in records:
         data = record.as_fixture()
@@ -548,7 +591,29 @@ def prepare_records(records: Sequence[Record], *, using: str = "default") -> lis
         for name in ("created_at", "updated_at"):
             if name not in fields and any(f.name == name for f in model._meta.concrete_fields):
                 fields[name] = row[name].isoformat() if row else now
-        if row is not None and "pk" not in data and not hasattr(model._default_manager, "get_by_natural_key"):
+        for name, value in list(fields.items()):
+            related = _related_model(model, name)
+            if related is None or value is None:
+                continue
+            if _is_many(model, name):
+                fields[name] = [link(related, item) for item in value]
+            else:
+                fields[name] = link(related, value)
+        if row is not None and "pk" not in data:
             data["pk"] = row["pk"]
         out.append(data)
     return out
+
+
+def _related_model(model: type[models.Model], name: str) -> type[models.Model] | None:
+    try:
+        model_field = model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+    if not model_field.concrete or model_field.related_model is None:
+        return None
+    return model_field.related_model  # type: ignore[return-value]
+
+
+def _is_many(model: type[models.Model], name: str) -> bool:
+    return bool(model._meta.get_field(name).many_to_many)
