@@ -316,3 +316,9 @@ def test_curators_index_lists_sources_with_reader_links(curator_client: Client, 
     html = response.content.decode()
     assert 'href="/admin/curate/sources/hist/read/"' in html
     assert 'href="/admin/curate/events/tang-leaves/accounts/"' in html
+
+
+def test_admin_index_links_to_the_curators_pages(curator_client: Client) -> None:
+    html = curator_client.get("/admin/").content.decode()
+    assert 'id="curate-links"' in html
+    assert 'href="/admin/curate/"' in html and 'href="/admin/curate/review/"' in html
