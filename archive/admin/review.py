@@ -201,7 +201,11 @@ def _act(request: HttpRequest) -> None:
             continue
         error = _decide(verb, record, request.user, note)
         if error:
-            messages.error(request, f"{record._meta.verbose_name} “{record}”: {error}")
+            messages.error(
+                request,
+                _("%(kind)s “%(record)s”: %(error)s")
+                % {"kind": record._meta.verbose_name, "record": record, "error": error},
+            )
         else:
             done += 1
     if done:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from archive.models import Event, Participation, Person, Status
@@ -116,3 +118,17 @@ def test_reader_and_queue_link_to_the_accounts(staff_client: Client, accounts: d
     assert url("tang-departs") in reader
     queue = staff_client.get(reverse("archive_curate:review")).content.decode()
     assert url("tang-departs") in queue
+
+
+def test_accounts_query_count_does_not_grow_with_citations(
+    staff_client: Client, accounts: dict, event: Event, django_assert_max_num_queries
+) -> None:
+    staff_client.get(url("tang-departs"))
+    with CaptureQueriesContext(connection) as few:
+        staff_client.get(url("tang-departs"))
+    passage = accounts["due"].passage
+    for word in ("唐生智", "约定", "18时"):
+        cite(passage, word, event=event)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = staff_client.get(url("tang-departs"))
+    assert sum(len(c.accounts) for c in response.context["columns"]) == 8

@@ -6,7 +6,9 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from archive.models import Citation, Event, Passage, Person, Source, Status
@@ -322,3 +324,20 @@ def test_admin_index_links_to_the_curators_pages(curator_client: Client) -> None
     html = curator_client.get("/admin/").content.decode()
     assert 'id="curate-links"' in html
     assert 'href="/admin/curate/"' in html and 'href="/admin/curate/review/"' in html
+
+
+def test_reader_query_count_does_not_grow_with_citations(
+    curator_client: Client, passage: Passage, event: Event, django_assert_max_num_queries
+) -> None:
+    url = reverse("archive_curate:reader", args=["hist"])
+    cite(passage, "唐生智", event=event)
+    curator_client.get(url)
+    with CaptureQueriesContext(connection) as few:
+        curator_client.get(url)
+    person = approved(Person(slug="tang", name="唐生智"))
+    for word in ("12日", "傍晚", "离开", "司令部", "煤炭港"):
+        cite(passage, word, person=person, status=Status.IN_REVIEW)
+    cite(passage.source.passages.get(seq=2), "挹江门", event=event)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = curator_client.get(url)
+    assert response.content.decode().count('<li class="citation-note') == 7
