@@ -31,8 +31,12 @@ class LinkedPlacesRenderer(JSONRenderer):
 
 
 class AnnotationRenderer(JSONRenderer):
-    media_type = 'application/ld+json; profile="http://www.w3.org/ns/anno.jsonld"'
+    # Negotiated as JSON-LD; the view adds the profile of Web Annotation to the
+    # Content-Type (a parameter here would keep the renderer from matching */*).
+    media_type = "application/ld+json"
     format = "annotation"
+    content_type = 'application/ld+json; profile="http://www.w3.org/ns/anno.jsonld"'
+
 
 
 # A spreadsheet runs a cell that begins with one of these as a formula.

@@ -307,11 +307,11 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
             next_url=paginator.get_next_link(),  # type: ignore[union-attr]
             previous_url=paginator.get_previous_link(),  # type: ignore[union-attr]
         )
-        return Response(document)
+        return Response(document, content_type=AnnotationRenderer.content_type)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         citation = self.get_object()
         self.note_last_modified(None, citation.updated_at)
         if self.output_format() == "json":
             return Response(self.get_serializer(citation).data)
-        return Response(formats.annotation(citation, request))
+        return Response(formats.annotation(citation, request), content_type=AnnotationRenderer.content_type)
