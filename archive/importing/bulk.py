@@ -47,9 +47,13 @@ def _historical_rows(
 
 
 def _copy(using: str, model: type[models.Model], objs: Sequence[models.Model]) -> None:
-    """COPY ``objs`` into ``model``'s table; the auto primary key is left to the database."""
+    """COPY ``objs`` into ``model``'s table; the auto primary key and generated columns are left to the database."""
     connection = connections[using]
-    fields = [f for f in model._meta.concrete_fields if not (f.primary_key and isinstance(f, models.AutoField))]
+    fields = [
+        f
+        for f in model._meta.concrete_fields
+        if not (f.primary_key and isinstance(f, models.AutoField)) and not getattr(f, "generated", False)
+    ]
     quote = connection.ops.quote_name
     columns = ", ".join(quote(f.column) for f in fields)
     sql = f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN"
