@@ -120,12 +120,9 @@ class FictionalFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ReviewNoteForm:
-    """The note of an approval or a rejection, read from the intermediate page."""
-
-    @staticmethod
-    def note(request: HttpRequest) -> str:
-        return str(request.POST.get("review_note", "")).strip()
+def posted_note(request: HttpRequest) -> str:
+    """The note of an approval or a rejection, as typed on the intermediate page."""
+    return str(request.POST.get("review_note", "")).strip()
 
 
 def _is_revert(request: HttpRequest, model: type[Model]) -> bool:
@@ -273,7 +270,7 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
         # Fresh rows, so that each transition sees the stored state.
         return list(self.model._default_manager.filter(pk__in=queryset.values("pk")))
 
-    def _transition(self, request: HttpRequest, queryset: QuerySet, verb: str, step: Any, done: str) -> None:
+    def _transition(self, request: HttpRequest, queryset: QuerySet, step: Any, done: str) -> None:
         succeeded = 0
         for record in self._records(queryset):
             try:
@@ -293,19 +290,16 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
 
     @admin.action(description=_("Submit selected for review"), permissions=["change"])
     def submit_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self._transition(
-            request, queryset, "submit", lambda record: curation.submit(record, by=request.user), "submitted"
-        )
+        self._transition(request, queryset, lambda record: curation.submit(record, by=request.user), "submitted")
 
     @admin.action(description=_("Approve selected…"), permissions=["review"])
     def approve_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         if "apply" not in request.POST:
             return self._review_page(request, queryset, "approve_selected", _("Approve"), note_required=False)
-        note = ReviewNoteForm.note(request)
+        note = posted_note(request)
         self._transition(
             request,
             queryset,
-            "approve",
             lambda record: curation.approve(record, by=request.user, note=note),
             "approved",
         )
@@ -313,14 +307,13 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
 
     @admin.action(description=_("Reject selected…"), permissions=["review"])
     def reject_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        note = ReviewNoteForm.note(request)
+        note = posted_note(request)
         if "apply" not in request.POST or not note:
             error = _("A rejection says why.") if "apply" in request.POST else None
             return self._review_page(request, queryset, "reject_selected", _("Reject"), note_required=True, error=error)
         self._transition(
             request,
             queryset,
-            "reject",
             lambda record: curation.reject(record, by=request.user, note=note),
             "rejected",
         )
@@ -346,7 +339,7 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
             "action": action,
             "verb": verb,
             "note_required": note_required,
-            "note": ReviewNoteForm.note(request),
+            "note": posted_note(request),
             "error": error,
             "action_checkbox_name": ACTION_CHECKBOX_NAME,
         }

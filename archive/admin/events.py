@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from archive.importing.spreadsheets import EventResource, ParticipationResource
 from archive.models import Citation, Event, Participation
@@ -26,7 +27,7 @@ class EventCitationInline(CuratedInlineMixin, admin.StackedInline):
     autocomplete_fields = ("passage",)
     extra = 0
     show_change_link = True
-    verbose_name_plural = "citations of the event"
+    verbose_name_plural = _("citations of the event")
 
 
 @admin.register(Event)
@@ -38,7 +39,6 @@ class EventAdmin(CuratedAdmin):
     list_select_related = ("parent", "modified_by")
     search_fields = ("title", "slug", "date_text")
     autocomplete_fields = ("parent", "locations")
-    prepopulated_fields = {"slug": ("title",)}
 
 
 @admin.register(Participation)

@@ -24,7 +24,6 @@ class PersonAdmin(MergeMixin, CuratedAdmin):
     list_filter = ("status", "side", FictionalFilter, "marked_historical")
     list_select_related = ("modified_by",)
     search_fields = ("name", "slug", "names__name")
-    prepopulated_fields = {"slug": ("name",)}
     actions = (*CuratedAdmin.actions, "merge_selected")
 
 

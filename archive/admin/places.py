@@ -25,7 +25,6 @@ class LocationAdmin(MergeMixin, CuratedAdmin):
     list_select_related = ("parent", "modified_by")
     search_fields = ("name", "slug", "aliases__name")
     autocomplete_fields = ("parent",)
-    prepopulated_fields = {"slug": ("name",)}
     actions = (*CuratedAdmin.actions, "merge_selected")
 
 

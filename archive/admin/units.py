@@ -34,7 +34,6 @@ class UnitAdmin(MergeMixin, CuratedAdmin):
     list_select_related = ("parent", "modified_by")
     search_fields = ("name", "slug", "aliases__name")
     autocomplete_fields = ("parent",)
-    prepopulated_fields = {"slug": ("name",)}
     actions = (*CuratedAdmin.actions, "merge_selected")
 
 
