@@ -24,6 +24,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, models, transaction
 from django.utils.translation import gettext as _
 
+from archive import search as search_index
 from archive.models import Source
 from archive.text.segment import Segment, verify_tiling
 
@@ -171,4 +172,6 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
             report.records += len(records)
             report.created += created
             report.changed += changed
+        # Passages made or changed by the load enter the search index in the same transaction.
+        search_index.rebuild(using=using, update_only=True)
     return report

@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive import dating
+from archive import search as search_index
 from archive.models import Citation, Language, Passage, PassageRole, Source, SourceKind, Status
 from archive.text import anchor
 from archive.text.segment import Segment, sha256_text, split_passages
@@ -382,6 +383,7 @@ def import_source(
             source._change_reason = f"imported from {source_file.file_name}"  # type: ignore[attr-defined]
             source.save()
             insert_passages(source, source_file.segments, roles, reason=f"imported from {source_file.file_name}")
+            search_index.reindex([source])
             return ImportResult(source, "created", passages=len(source_file.segments))
         if existing.sha256 == source_file.sha256 and existing.text == source_file.text:
             return ImportResult(existing, "unchanged", passages=existing.passages.count())
@@ -486,4 +488,5 @@ def _replace(
     record_history(Citation, moved, history_type="~", reason=f"re-anchored: {reason}")
     if n_old > n_new:
         Passage.objects.filter(source=source, seq__gt=n_new).delete()
+    search_index.reindex([source])
     return ImportResult(source, "filled" if filled else "replaced", passages=n_new, moved=len(moved))

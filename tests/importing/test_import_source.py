@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from archive.models import Citation, Passage, PassageRole, Source, Status
+from archive.models import Citation, Passage, PassageRole, PassageSearchEntry, Source, Status
 from archive.text.segment import Segment, join_passages, separators_of, sha256_text
 from tests.factories import approved
 
@@ -38,6 +38,8 @@ def test_seed_file_is_rebuilt_byte_for_byte(path: Path) -> None:
     assert source.file_name == path.name
     assert source.status == Status.DRAFT and source.created_by is None
     assert all(p.sha256 == sha256_text(p.text) for p in source.passages.all())
+    # The passages are in the search index.
+    assert PassageSearchEntry.objects.filter(source=source).count() == len(segments)
     # History is written in bulk for the passages, one record each.
     assert Passage.history.filter(source_id=source.pk, history_type="+").count() == len(segments)
 
@@ -121,6 +123,8 @@ def test_replace_reanchors_citations(tmp_path: Path) -> None:
         assert citation.status == Status.APPROVED
     assert Citation.history.filter(history_type="~", history_change_reason__startswith="re-anchored").count() == 3
     assert list(source.passages.order_by("seq").values_list("text", flat=True)) == new
+    indexed = PassageSearchEntry.objects.filter(source=source).order_by("seq").values_list("text_sha256", flat=True)
+    assert list(indexed) == [sha256_text(text) for text in new]
 
 
 def test_replace_moves_a_citation_to_a_neighbour_when_its_passage_is_gone(tmp_path: Path) -> None:

@@ -13,7 +13,19 @@ from django.core.management.base import CommandError
 
 from archive.importing import collection as collection_module
 from archive.importing.fixture_check import fixture_files
-from archive.models import Citation, Event, Location, Passage, PassageRole, Person, PersonName, Post, Source, Status
+from archive.models import (
+    Citation,
+    Event,
+    Location,
+    Passage,
+    PassageRole,
+    PassageSearchEntry,
+    Person,
+    PersonName,
+    Post,
+    Source,
+    Status,
+)
 
 from .helpers import WEB_NOVEL, read_fixture, run, small_collection, snapshot, write_fixture
 
@@ -39,6 +51,7 @@ def test_loads_the_collection(coll: Path) -> None:
     assert source.text.encode("utf-8") == WEB_NOVEL.read_bytes()
     assert source.status == Status.APPROVED and source.is_fiction
     assert source.passages.count() == 50
+    assert PassageSearchEntry.objects.filter(source=source).count() == 50
     assert source.passages.order_by("seq").last().role == PassageRole.BOILERPLATE
     # Derived fields are filled in: the citation's offsets, the event's bounds.
     citation = Citation.objects.get(slug="web-retreat-order")
