@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 
 from archive import search as search_index
 from archive.models import Source
-from archive.text.segment import Segment, verify_tiling
+from archive.text.segment import Segment, split_passages, verify_tiling
 
 from .bulk import insert_passages, record_history
 from .fixture_check import Collection, Record, check_collection, key_lookups, prepare_records, read_collection
@@ -117,13 +117,12 @@ def _make_passages(source_slugs: Sequence[str], shown: str, using: str) -> int:
                 verify_tiling(source.text, [Segment(*row) for row in existing])
             except ValueError as exc:
                 raise CollectionError(
-                    _("%(file)s: the text of source %(slug)s no longer matches its passages (%(error)s); replace it "
+                    _("%(file)s: the passages of source %(slug)s in the database were made from another text "
+                      "(%(error)s); the collection would strand them, so nothing was loaded. Bring in a new text "
                       "with import_source --replace, which re-anchors the citations.")
                     % {"file": shown, "slug": source.slug, "error": exc}
                 ) from exc
             continue
-        from archive.text.segment import split_passages
-
         segments = split_passages(source.text)
         insert_passages(source, segments, passage_roles(segments), reason=f"loaded from {Path(shown).name}")
         made += len(segments)

@@ -155,6 +155,7 @@ class Collection:
             yield from self.records.get(path, [])
 
     def display(self, path: Path) -> str:
+        """How a file is named in messages: its path as given."""
         return str(path)
 
 

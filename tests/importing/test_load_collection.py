@@ -253,3 +253,17 @@ def test_the_shipped_collection_loads_twice(tmp_path: Path) -> None:
     before = snapshot()
     run("load_collection", "--dir", str(shipped))
     assert snapshot() == before
+
+
+def test_a_collection_that_would_strand_replaced_passages_is_refused(coll: Path, tmp_path: Path) -> None:
+    run("load_collection", "--dir", str(coll))
+    edited = tmp_path / "edited.txt"
+    edited.write_bytes("编者按：新加的一行。\n".encode() + WEB_NOVEL.read_bytes())
+    run("import_source", str(edited), "--slug", "web-novel", "--title", "诸天从长津湖开始", "--kind", "web-novel",
+        "--language", "zh-Hans", "--replace")
+    assert Citation.objects.get(slug="web-retreat-order").passage.seq == 2
+    before = snapshot()
+    with pytest.raises(CommandError, match="made from another text") as info:
+        run("load_collection", "--dir", str(coll))
+    assert "web-novel" in str(info.value)
+    assert snapshot() == before
