@@ -1,0 +1,100 @@
+"""PostgreSQL only: the grams index is used, and a database without UTF-8 is reported."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core import checks
+from django.db import connection
+
+from archive import search
+from archive.models import Passage, PassageSearchEntry
+from archive.models.search import database_encoding_problem
+from archive.text.segment import sha256_text
+from tests.factories import source_with_text
+
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL")
+
+
+def _plan_uses_index(plan: str) -> bool:
+    return "archive_pse_grams_gin" in plan and "Seq Scan on archive_passagesearchentry" not in plan
+
+
+@pytest.mark.parametrize("term", ["江", "撤退", "挹江门", "nanking"])
+def test_the_grams_index_serves_terms_of_every_length(db: Any, term: str) -> None:
+    source_with_text("部队向下关撤退，经挹江门出城，渡江北去。")
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+    assert _plan_uses_index(search.explain(term))
+
+
+def test_the_planner_picks_the_index_for_a_rare_term_unprompted(db: Any) -> None:
+    lines = [f"第{i}段：部队沿江布防，等待命令。" for i in range(20000)] + ["唯有这一段写着煤炭港。"]
+    source = source_with_text("\n".join(lines), slug="many-lines")
+    assert Passage.objects.filter(source=source).count() == len(lines)
+    search.rebuild()
+    plan = search.explain("煤炭港")
+    assert _plan_uses_index(plan), plan
+    assert [hit.title for hit in search.search("煤炭港")] == [f"{source.title} §{len(lines)}"]
+
+
+def test_explain_analyze(db: Any) -> None:
+    source_with_text("下关")
+    assert "actual time" in search.explain("下关", analyze=True)
+
+
+def test_grams_are_written_with_the_entry(db: Any) -> None:
+    source = source_with_text("蕪湖")
+    search.reindex([source])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT folded, grams FROM archive_passagesearchentry")
+        assert cursor.fetchall() == [("芜湖", ["芜", "芜湖", "湖"])]
+    assert PassageSearchEntry.objects.get().text_sha256 == sha256_text("蕪湖")
+
+
+@pytest.fixture
+def ascii_database(django_db_blocker: Any) -> Any:
+    """A second database created with SQL_ASCII, as `createdb` does on a cluster made with the C locale."""
+    name = "archive_search_ascii"
+    with django_db_blocker.unblock():
+        admin = connection.copy()
+        admin.settings_dict["NAME"] = "postgres"
+        admin.connect()
+        admin.connection.autocommit = True
+        with admin.connection.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+            cursor.execute(
+                f"CREATE DATABASE {name} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+            )
+        other = connection.copy()
+        other.settings_dict["NAME"] = name
+        try:
+            yield other
+        finally:
+            other.close()
+            with admin.connection.cursor() as cursor:
+                cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+            admin.close()
+
+
+def test_a_database_without_utf8_is_reported(db: Any, ascii_database: Any) -> None:
+    problem = database_encoding_problem(ascii_database)
+    assert problem is not None and "SQL_ASCII" in problem and "UTF8" in problem
+    assert database_encoding_problem(connection) is None
+
+
+def test_the_search_refuses_a_database_without_utf8(db: Any, ascii_database: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(search.index, "connections", {"default": ascii_database})
+    search.index._checked.clear()
+    try:
+        with pytest.raises(search.SearchBackendError, match="SQL_ASCII"):
+            search.index.ensure_usable("default")
+    finally:
+        search.index._checked.clear()
+
+
+def test_the_system_check_passes_on_a_utf8_database(db: Any) -> None:
+    messages = [m for m in checks.run_checks(tags=[checks.Tags.database], databases=["default"])
+                if m.id == "archive.W101"]
+    assert messages == []
