@@ -113,6 +113,18 @@ _KIND_WEIGHTS: dict[str, int] = {
     SourceKind.WEB_NOVEL: 12,
     SourceKind.ALTERNATE_HISTORY: 6,
 }
+_KIND_TITLES = {
+    SourceKind.DIARY: "日记",
+    SourceKind.MEMOIR: "回忆录",
+    SourceKind.ORDER: "命令",
+    SourceKind.REPORT: "战斗详报",
+    SourceKind.NEWSPAPER: "报",
+    SourceKind.HISTORY: "史",
+    SourceKind.REFERENCE: "辞典",
+    SourceKind.NOVEL: "小说",
+    SourceKind.WEB_NOVEL: "网络小说",
+    SourceKind.ALTERNATE_HISTORY: "架空历史",
+}
 _RECORD_KINDS = ("person", "unit", "location", "event")
 # Dealt like the review states, so that even a small archive has every kind.
 _RECORD_DECK = ["person"] * 7 + ["unit"] * 4 + ["location"] * 4 + ["event"] * 5
@@ -404,7 +416,7 @@ class _Writer:
         year = rng.randint(1937, 1949) if kind in PRIMARY_KINDS else rng.randint(1950, 2024)
         source = Source(
             slug=slug,
-            title=f"{_name(rng, self.corpus, script, rng.randint(3, 8))}（{SourceKind(kind).label}）",
+            title=f"{_name(rng, self.corpus, script, rng.randint(3, 8))}{_KIND_TITLES[SourceKind(kind)]}",
             author=self._person_name(rng, script),
             kind=kind,
             language=script,
@@ -416,7 +428,7 @@ class _Writer:
             **self._curation(when),
         )
         self._bulk(Source, [source])
-        self._hash("source", slug, kind, script, source.status, source.sha256, *roles)
+        self._hash("source", slug, source.title, source.author, kind, script, source.status, source.sha256, *roles)
         passages = insert_passages(source, segments, roles, quotes=quotes, reason=REASON)
         self.summary.counts["Passage"] += len(passages)
         self.summary.passages += len(passages)

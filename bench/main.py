@@ -1,0 +1,685 @@
+"""The benchmarks at scale: each figure of the archive beside its baseline, measured in the same run.
+
+`bench/run` calls this. It needs PostgreSQL (the production database): with
+no DATABASE_URL it starts a throwaway cluster (`scripts/pgcluster.py`) and
+removes it at the end. It then
+
+1. migrates and writes a synthetic archive of `--scale` passages
+   (`archive.importing.synthetic`), and builds the search index;
+2. import: passages per second through the bulk path
+   (`archive.importing.bulk.insert_passages`, COPY) against
+   django-import-export's default row-by-row import of the same rows;
+3. API: p50/p95 latency and requests per second of a page of events and of
+   person details, served by gunicorn, against the same JSON built by one
+   SQL statement (`bench/baseline_app.py`) under the same gunicorn settings
+   and the same loopback load, in alternating rounds;
+4. search: `archive.search.search()` for short and long terms against a
+   plain `LIKE '%term%'` scan, with the plan of our query.
+
+A figure that fails prints its error and is recorded as failed; the others
+still run. Results go to `BENCHMARKS.md` (for people) and
+`bench/results.json` (a list of `{name, value, unit, baseline,
+baseline_value, ratio, better}` plus target and notes). Every write of the
+import figure is rolled back, so the archive measured is the one generated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_SCALE = 1_000_000
+SEARCH_TERMS = ("江", "撤退", "下关", "挹江门")
+SECRET = "bench-only-secret-key-not-for-production-0123456789"
+
+
+@dataclass
+class Figure:
+    """One measured figure and its baseline; `ratio` is value / baseline_value."""
+
+    name: str
+    value: float | None
+    unit: str
+    baseline: str
+    baseline_value: float | None
+    better: str  # "higher" or "lower"
+    target: str = ""
+    met: bool | None = None
+    notes: str = ""
+    error: str = ""
+    ratio: float | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.ratio is None and self.value is not None and self.baseline_value:
+            self.ratio = self.value / self.baseline_value
+
+
+@dataclass
+class Run:
+    args: argparse.Namespace
+    figures: list[Figure] = field(default_factory=list)
+    plans: dict[str, str] = field(default_factory=dict)
+    context: dict[str, str] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+
+    def add(self, figure: Figure) -> None:
+        self.figures.append(figure)
+        shown = "—" if figure.value is None else f"{figure.value:,.2f} {figure.unit}"
+        base = "—" if figure.baseline_value is None else f"{figure.baseline_value:,.2f} {figure.unit}"
+        ratio = "" if figure.ratio is None else f", ratio {figure.ratio:.2f}"
+        state = {True: " [target met]", False: " [target MISSED]", None: ""}[figure.met]
+        say(f"  {figure.name}: {shown} vs {base}{ratio}{state}{' ERROR ' + figure.error if figure.error else ''}")
+
+    def fail(self, names: list[tuple[str, str, str]], error: BaseException) -> None:
+        message = f"{type(error).__name__}: {error}"
+        for name, unit, better in names:
+            self.add(Figure(name, None, unit, "", None, better, error=message.splitlines()[0][:300]))
+
+
+def say(message: str) -> None:
+    stamp = time.strftime("%H:%M:%S", time.gmtime())
+    print(f"[{stamp}] {message}", flush=True)
+
+
+@contextmanager
+def stage(run: Run, title: str, names: list[tuple[str, str, str]]) -> Iterator[None]:
+    """Run one group of figures; on failure print the error, record it, and carry on."""
+    say(f"{title} …")
+    started = time.perf_counter()
+    try:
+        yield
+    except Exception as error:  # a broken component must not stop the other figures
+        traceback.print_exc()
+        run.fail(names, error)
+    say(f"{title}: {time.perf_counter() - started:.1f} s")
+
+
+# ---------------------------------------------------------------- setup
+
+
+def setup_django(url: str) -> None:
+    os.environ.update(
+        DATABASE_URL=url,
+        DEBUG="0",
+        SECRET_KEY=os.environ.get("SECRET_KEY") or SECRET,
+        ALLOWED_HOSTS="127.0.0.1",
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
+    import django
+
+    django.setup()
+
+
+def generate(run: Run) -> None:
+    from django.core.management import call_command
+    from django.db import connection
+
+    from archive.importing import synthetic
+    from archive.models import Source
+
+    call_command("migrate", verbosity=0, interactive=False)
+    prefix = f"syn{run.args.seed}-"
+    existing = Source.objects.filter(slug__startswith=prefix).count()
+    if existing:
+        say(f"The database already holds the synthetic archive of seed {run.args.seed}: reused, not regenerated.")
+        run.context["archive"] = "reused from an earlier run"
+    else:
+        corpus = synthetic.load_corpus(run.args.seed_dir)
+        say(f"Generating {run.args.scale:,} passages (seed {run.args.seed}) from {', '.join(corpus.files)}")
+        summary = synthetic.generate(passages=run.args.scale, seed=run.args.seed, corpus=corpus, progress=say)
+        for line in synthetic.describe(summary):
+            say(line)
+        run.context["archive"] = ", ".join(f"{name} {count:,}" for name, count in sorted(summary.counts.items()))
+        run.context["checksum"] = summary.checksum
+        run.add(
+            Figure(
+                "generate: synthetic archive, passages/s (all records, citations, history; one transaction)",
+                summary.rate(),
+                "passages/s",
+                "",
+                None,
+                "higher",
+                notes=f"{summary.passages:,} passages in {summary.seconds:.0f} s",
+            )
+        )
+        run.add(
+            Figure(
+                "generate: peak RSS of the generator process",
+                summary.peak_rss_mib,
+                "MiB",
+                "",
+                None,
+                "lower",
+                notes="flat as N grows: rows are streamed source by source",
+            )
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM archive_passage")
+        run.context["passages in the database"] = f"{cursor.fetchone()[0]:,}"
+        cursor.execute("SHOW server_version")
+        run.context["PostgreSQL"] = cursor.fetchone()[0]
+
+
+def build_index(run: Run) -> None:
+    from django.core.management import call_command
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM archive_passagesearchentry")
+        indexed = cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM archive_passage")
+        passages = cursor.fetchone()[0]
+    if indexed != passages:
+        started = time.perf_counter()
+        how = "rebuild_search_index"
+        try:
+            call_command("rebuild_search_index", verbosity=1)
+        except Exception as error:  # fall back to the incremental path, which keeps the index in place
+            say(f"  rebuild_search_index failed ({type(error).__name__}: {error}); trying --update")
+            how = "rebuild_search_index --update (the full rebuild failed: " + str(error).splitlines()[0] + ")"
+            call_command("rebuild_search_index", update=True, verbosity=1)
+        seconds = time.perf_counter() - started
+        run.add(
+            Figure(
+                "search index: building it for the whole archive, passages/s",
+                passages / seconds,
+                "passages/s",
+                "",
+                None,
+                "higher",
+                notes=f"{passages:,} passages in {seconds:.0f} s by {how}",
+            )
+        )
+    # Fresh statistics, as a production database would have after autovacuum.
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+# ---------------------------------------------------------------- import
+
+
+def _timed(function: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def import_figures(run: Run) -> None:
+    """Ours: insert_passages (COPY + bulk history); baseline: import-export's default Resource, row by row."""
+    import tablib
+    from django.db import transaction
+    from import_export import resources
+
+    from archive.importing import synthetic
+    from archive.importing.bulk import insert_passages
+    from archive.models import Passage, Source, SourceKind, Status
+    from archive.text.segment import Segment, sha256_text
+
+    corpus = synthetic.load_corpus(run.args.seed_dir)
+    ours_rows = min(50_000, max(run.args.baseline_rows * 5, run.args.scale // 20))
+    texts = synthetic.passage_texts(random.Random(f"bench-import:{run.args.seed}"), corpus, "zh-Hans", ours_rows)
+    segments, offset = [], 0
+    for seq, text in enumerate(texts, start=1):
+        segments.append(Segment(seq, offset, offset + len(text), text))
+        offset += len(text) + 1
+    full_text = "\n".join(texts)
+
+    def new_source(slug: str) -> Source:
+        source = Source(
+            slug=slug,
+            title="import benchmark",
+            kind=SourceKind.HISTORY,
+            language="zh-Hans",
+            text=full_text,
+            status=Status.DRAFT,
+        )
+        source.length = len(full_text)
+        Source.objects.bulk_create([source])
+        return source
+
+    with transaction.atomic():
+        source = new_source("bench-import-ours")
+        ours_seconds = _timed(lambda: insert_passages(source, segments, reason="benchmark"))
+        assert Passage.objects.filter(source=source).count() == ours_rows
+        transaction.set_rollback(True)
+
+    class PassageResource(resources.ModelResource):
+        class Meta:
+            model = Passage
+
+    sample = segments[: run.args.baseline_rows]
+    with transaction.atomic():
+        source = new_source("bench-import-baseline")
+        headers = ["id", "source", "seq", "text", "start", "end", "sha256", "role", "quotes"]
+        dataset = tablib.Dataset(headers=headers)
+        for seg in sample:
+            dataset.append(["", source.pk, seg.seq, seg.text, seg.start, seg.end, sha256_text(seg.text), "body", ""])
+        resource = PassageResource()
+        result: list[Any] = []
+        baseline_seconds = _timed(lambda: result.append(resource.import_data(dataset, dry_run=False)))
+        if result[0].has_errors() or result[0].has_validation_errors():
+            raise RuntimeError(
+                f"django-import-export refused the rows: {result[0].base_errors or result[0].invalid_rows}"
+            )
+        assert Passage.objects.filter(source=source).count() == len(sample)
+        transaction.set_rollback(True)
+
+    ours = ours_rows / ours_seconds
+    baseline = len(sample) / baseline_seconds
+    ratio = ours / baseline
+    run.add(
+        Figure(
+            "import: passages/s, bulk path (COPY + bulk history)",
+            ours,
+            "passages/s",
+            "django-import-export, default ModelResource, row by row",
+            baseline,
+            "higher",
+            target="ratio ≥ 30×",
+            met=ratio >= 30,
+            notes=f"ours {ours_rows:,} rows in {ours_seconds:.2f} s; baseline the first {len(sample):,} of the "
+            f"same rows in {baseline_seconds:.2f} s; both in a transaction that is rolled back, both with history",
+        )
+    )
+
+
+# ---------------------------------------------------------------- API
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def gunicorn(app: str, url: str, workers: int, log: Path) -> Iterator[int]:
+    """Serve `app` with gunicorn on a loopback port; stop it (and only it) afterwards."""
+    from bench import load
+
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "BENCH_DATABASE_URL": url,
+        "DEBUG": "0",
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or SECRET,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--workers",
+        str(workers),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "sync",
+        "--timeout",
+        "120",
+        "--error-logfile",
+        str(log),
+        app,
+    ]
+    with log.open("ab") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
+    try:
+        load.wait_until_serving(port, "/health/", process, log)
+        yield port
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _person_slugs(count: int) -> list[str]:
+    """Approved persons with the most visible evidence: the detail pages worth reading."""
+    from django.db.models import Count, Q
+
+    from archive.models import Person, Status
+
+    return list(
+        Person.objects.approved()
+        .annotate(n=Count("citations", filter=Q(citations__status=Status.APPROVED)))
+        .order_by("-n", "slug")
+        .values_list("slug", flat=True)[:count]
+    )
+
+
+def _same_documents(ours_port: int, baseline_port: int, paths: list[str]) -> str:
+    from bench import load
+
+    differing = []
+    for path in paths:
+        # Links carry the server's own host and port; compare the documents without them.
+        a = json.loads(load.get(ours_port, path)[1].replace(f"127.0.0.1:{ours_port}".encode(), b"HOST"))
+        b = json.loads(load.get(baseline_port, path)[1].replace(f"127.0.0.1:{baseline_port}".encode(), b"HOST"))
+        if a != b:
+            differing.append(path)
+    if differing:
+        return f"the baseline's JSON differs from the API's for {len(differing)} of {len(paths)} checked paths"
+    return f"the baseline's JSON equals the API's for the {len(paths)} paths checked"
+
+
+def api_figures(run: Run, url: str, log_dir: Path) -> None:
+    from bench import load
+
+    slugs = _person_slugs(20)
+    if not slugs:
+        raise RuntimeError("no approved person to ask for")
+    requests = run.args.requests
+    endpoints = {
+        "events page (page_size=50)": ["/api/v1/events/?page_size=50"] * requests,
+        "person detail": [f"/api/v1/persons/{slugs[i % len(slugs)]}/" for i in range(requests)],
+    }
+    workers = run.args.workers
+    with (
+        gunicorn("config.wsgi:application", url, workers, log_dir / "gunicorn-api.log") as ours,
+        gunicorn("bench.baseline_app:application", url, workers, log_dir / "gunicorn-baseline.log") as base,
+    ):
+        check = ["/api/v1/events/?page_size=50", "/api/v1/events/?page_size=50&page=2"]
+        check += [f"/api/v1/persons/{slug}/" for slug in slugs]
+        equivalence = _same_documents(ours, base, check)
+        say(f"  {equivalence}")
+        for title, paths in endpoints.items():
+            warm = paths[: max(4 * workers, 20)]
+            load.drive(ours, warm, run.args.concurrency)
+            load.drive(base, warm, run.args.concurrency)
+            measured = {"ours": load.LoadResult(), "baseline": load.LoadResult()}
+            rounds = 4
+            size = math.ceil(len(paths) / rounds)
+            for index in range(rounds):
+                chunk = paths[index * size : (index + 1) * size]
+                # Alternate which server goes first, so drift of a shared machine falls on both.
+                order = [("ours", ours), ("baseline", base)]
+                for name, port in order if index % 2 == 0 else reversed(order):
+                    budget = run.args.api_seconds / rounds
+                    measured[name].extend(load.drive(port, chunk, run.args.concurrency, budget))
+            a, b = measured["ours"], measured["baseline"]
+            failures = a.failures + b.failures
+            notes = (
+                f"{len(a.latencies)} requests each, concurrency {run.args.concurrency}, gunicorn {workers} sync "
+                f"workers, 4 alternating rounds; {equivalence}"
+            )
+            if failures:
+                notes += f"; {len(failures)} failed, e.g. {failures[0]}"
+            for name, result in measured.items():
+                if result.skipped:
+                    notes += (
+                        f"; {name}: only {len(result.latencies)} of {len(paths)} requests made within the time "
+                        f"budget of {run.args.api_seconds:.0f} s"
+                    )
+            baseline_name = "one SQL statement with json_agg, tiny WSGI app, same gunicorn settings"
+            run.add(
+                Figure(
+                    f"API {title}: p50 latency",
+                    a.p50,
+                    "ms",
+                    baseline_name,
+                    b.p50,
+                    "lower",
+                    target="ratio ≤ 2",
+                    met=a.p50 <= 2 * b.p50,
+                    notes=notes,
+                )
+            )
+            run.add(
+                Figure(
+                    f"API {title}: p95 latency",
+                    a.p95,
+                    "ms",
+                    baseline_name,
+                    b.p95,
+                    "lower",
+                    target="ratio ≤ 2 and < 50 ms",
+                    met=a.p95 <= 2 * b.p95 and a.p95 < 50,
+                )
+            )
+            run.add(
+                Figure(
+                    f"API {title}: requests/s",
+                    a.rps,
+                    "requests/s",
+                    baseline_name,
+                    b.rps,
+                    "higher",
+                    target="ratio ≥ 0.5",
+                    met=a.rps >= 0.5 * b.rps,
+                )
+            )
+
+
+# ---------------------------------------------------------------- search
+
+
+def _median_ms(function: Callable[[], Any], repeat: int) -> float:
+    function()  # warm the cache: both sides are measured warm
+    return statistics.median(_timed(function) for _ in range(repeat)) * 1000
+
+
+def search_figures(run: Run) -> None:
+    from django.db import connection
+
+    from archive import search
+
+    for term in SEARCH_TERMS:
+        names = [(f"search “{term}”: latency", "ms", "lower")]
+        with stage(run, f"search {term}", names):
+            try:
+                plan = search.explain(term)
+            except Exception as error:  # the plan is printed when available; its absence is reported
+                plan = f"(explain failed: {type(error).__name__}: {error})"
+            run.plans[term] = plan
+            print(plan, flush=True)
+            uses_index = "archive_pse_grams_gin" in plan
+
+            def ours(term: str = term) -> None:
+                hits = search.search(term, limit=20)
+                len(hits)
+
+            def baseline(term: str = term) -> None:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT count(*) FROM archive_passage WHERE text LIKE %s", [f"%{term}%"])
+                    cursor.fetchone()
+                    cursor.execute(
+                        "SELECT id, text FROM archive_passage WHERE text LIKE %s ORDER BY id LIMIT 20", [f"%{term}%"]
+                    )
+                    cursor.fetchall()
+
+            ours_ms = _median_ms(ours, run.args.search_repeat)
+            baseline_ms = _median_ms(baseline, run.args.search_repeat)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM archive_passage WHERE text LIKE %s", [f"%{term}%"])
+                matching = cursor.fetchone()[0]
+            run.add(
+                Figure(
+                    f"search “{term}”: latency (first 20 hits and the count)",
+                    ours_ms,
+                    "ms",
+                    "LIKE '%term%' sequential scan of passage text (count + first 20)",
+                    baseline_ms,
+                    "lower",
+                    target="ratio < 1, plan uses the index",
+                    met=ours_ms < baseline_ms and uses_index,
+                    notes=f"{matching:,} passages contain it; median of {run.args.search_repeat} warm runs; "
+                    f"the plan {'uses' if uses_index else 'does NOT use'} the grams GIN index",
+                )
+            )
+
+
+# ---------------------------------------------------------------- report
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "ms":
+        return f"{value:,.1f} ms"
+    return f"{value:,.0f} {unit}"
+
+
+def write_report(run: Run) -> None:
+    results = [
+        {
+            "name": f.name,
+            "value": None if f.value is None else round(f.value, 3),
+            "unit": f.unit,
+            "baseline": f.baseline or None,
+            "baseline_value": None if f.baseline_value is None else round(f.baseline_value, 3),
+            "ratio": None if f.ratio is None else round(f.ratio, 3),
+            "better": f.better,
+            "target": f.target or None,
+            "met": f.met,
+            "notes": f.notes or None,
+            "error": f.error or None,
+        }
+        for f in run.figures
+    ]
+    Path(run.args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    minutes = (time.perf_counter() - run.started) / 60
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `bench/run` (see the README); do not edit by hand, run it again.",
+        "Each figure is measured side by side with its baseline in the same run, on the same database.",
+        "",
+        f"- scale: **{run.args.scale:,} passages** (seed {run.args.seed})"
+        + ("" if run.args.scale == DEFAULT_SCALE else f" — smaller than the default {DEFAULT_SCALE:,}"),
+        f"- date: {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}; whole run {minutes:.1f} min",
+        f"- machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+        f"PostgreSQL {run.context.get('PostgreSQL', '?')} (throwaway cluster, fsync off)",
+    ]
+    for key, value in run.context.items():
+        if key != "PostgreSQL":
+            lines.append(f"- {key}: {value}")
+    lines += [
+        "",
+        "| name | ours | baseline | ratio | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in run.figures:
+        ratio = "—" if f.ratio is None else f"{f.ratio:.2f}×"
+        met = {True: "yes", False: "**no**", None: ""}[f.met]
+        ours = f"error: {f.error}" if f.error else _fmt(f.value, f.unit)
+        lines.append(f"| {f.name} | {ours} | {_fmt(f.baseline_value, f.unit)} | {ratio} | {f.target or ''} | {met} |")
+    lines += [
+        "",
+        "`ratio` is ours ÷ baseline: higher is better for rates, lower for latencies.",
+        "",
+        "## Baselines",
+        "",
+    ]
+    seen = set()
+    for f in run.figures:
+        if f.baseline and f.baseline not in seen:
+            seen.add(f.baseline)
+            lines.append(f"- {f.baseline}")
+    lines += ["", "## Notes", ""]
+    for f in run.figures:
+        if f.notes:
+            lines.append(f"- **{f.name}**: {f.notes}")
+    if run.plans:
+        lines += ["", "## Plans of the search query (`archive.search.explain`)", ""]
+        for term, plan in run.plans.items():
+            lines += [f"### {term}", "", "```", plan, "```", ""]
+    Path(run.args.markdown).write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    say(f"Wrote {run.args.markdown} and {run.args.json}")
+
+
+# ---------------------------------------------------------------- main
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="bench/run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=DEFAULT_SCALE, help="passages in the synthetic archive")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed-dir", default=None, help="seed texts (default fixtures/sources)")
+    parser.add_argument("--requests", type=int, default=400, help="requests per endpoint and server")
+    parser.add_argument("--concurrency", type=int, default=12)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (the same for both servers)")
+    parser.add_argument(
+        "--api-seconds",
+        type=float,
+        default=60,
+        help="time budget per endpoint and server: no request starts after it (default 60)",
+    )
+    parser.add_argument("--baseline-rows", type=int, default=2000, help="rows imported by django-import-export")
+    parser.add_argument("--search-repeat", type=int, default=5)
+    parser.add_argument("--markdown", default=str(ROOT / "BENCHMARKS.md"))
+    parser.add_argument("--json", default=str(ROOT / "bench" / "results.json"))
+    parser.add_argument("--only", nargs="*", choices=["import", "api", "search"], help="run only these figures")
+    args = parser.parse_args(argv)
+    if not 8 <= args.concurrency <= 16:
+        parser.error("--concurrency is kept between 8 and 16: a bounded load on a shared machine")
+    return args
+
+
+def measure(run: Run, url: str) -> None:
+    import tempfile
+
+    setup_django(url)
+    wanted = set(run.args.only or ["import", "api", "search"])
+    with stage(run, "synthetic archive", [("generate", "passages/s", "higher")]):
+        generate(run)
+    with stage(run, "search index", [("search index", "passages/s", "higher")]):
+        build_index(run)
+    if "import" in wanted:
+        with stage(run, "import", [("import: passages/s", "passages/s", "higher")]):
+            import_figures(run)
+    if "api" in wanted:
+        with tempfile.TemporaryDirectory(prefix="archive-bench-") as logs, stage(run, "API", [("API", "ms", "lower")]):
+            api_figures(run, url, Path(logs))
+    if "search" in wanted:
+        search_figures(run)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    run = Run(args)
+    say(f"Benchmarks at {args.scale:,} passages")
+    url = os.environ.get("DATABASE_URL", "")
+    try:
+        if url:
+            if not url.startswith(("postgres://", "postgresql://")):
+                raise SystemExit("bench/run measures PostgreSQL: DATABASE_URL must be a postgres:// URL")
+            measure(run, url)
+        else:
+            from scripts import pgcluster
+
+            say("No DATABASE_URL: starting a throwaway PostgreSQL cluster")
+            with pgcluster.cluster() as url:
+                measure(run, url)
+    finally:
+        if run.figures:
+            write_report(run)
+    say(f"Done in {(time.perf_counter() - run.started) / 60:.1f} min")
+    return 0 if all(not f.error for f in run.figures) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
