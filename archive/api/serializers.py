@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse as django_reverse
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
-from rest_framework.reverse import reverse
 
 from archive.models import (
     Citation,
@@ -28,6 +28,14 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+
+
+def reverse(name: str, *, kwargs: dict[str, Any], request: Any) -> str:
+    """An absolute URL without the request's `format`, which DRF's reverse would carry over:
+    a record's URL names the record, not the format it was read in."""
+    path = django_reverse(name, kwargs=kwargs)
+    return request.build_absolute_uri(path) if request is not None else path
+
 
 # --- references ---------------------------------------------------------------------
 
