@@ -150,8 +150,10 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
             if not records:
                 continue
             prepared = Path(tmp) / path.name
-            prepared.write_text(json.dumps(prepare_records(records, using=using), ensure_ascii=False),
-                                encoding="utf-8")
+            rows = prepare_records(records, using=using)
+            # A record that found no row to update in place is new.
+            new = sum(1 for row, record in zip(rows, records, strict=True) if "pk" not in row and record.pk is None)
+            prepared.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
             try:
                 call_command("loaddata", str(prepared), database=using, verbosity=0)
             except CommandError as exc:
@@ -166,10 +168,10 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                 shown,
                 using,
             )
-            created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
-                                                    using)
+            _created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
+                                                     using)
             report.records += len(records)
-            report.created += created
+            report.created += new
             report.changed += changed
         # Passages made or changed by the load enter the search index in the same transaction.
         search_index.rebuild(using=using, update_only=True)

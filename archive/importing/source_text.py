@@ -483,8 +483,14 @@ def _replace(
             citation.passage_id, citation.start, citation.end = target
             citation.updated_at = now
             moved.append(citation)
+    citation_fields = ["passage", "start", "end", "updated_at"]
+    if any(f.name == "version" for f in Citation._meta.concrete_fields):
+        # An editor holding the old offsets must not save them back over the re-anchored ones.
+        for citation in moved:
+            citation.version += 1  # type: ignore[attr-defined]
+        citation_fields.append("version")
     # The quote and claim are unchanged, so a re-anchored citation keeps its review status.
-    Citation.objects.bulk_update(moved, ["passage", "start", "end", "updated_at"], batch_size=BATCH_SIZE)
+    Citation.objects.bulk_update(moved, citation_fields, batch_size=BATCH_SIZE)
     record_history(Citation, moved, history_type="~", reason=f"re-anchored: {reason}")
     if n_old > n_new:
         Passage.objects.filter(source=source, seq__gt=n_new).delete()
