@@ -70,6 +70,8 @@ class CitationAdmin(CuratedAdmin):
     autocomplete_fields = ("passage", *TARGET_FIELDS)
     fields = ("passage", "quote", "start", "end", "claim", "rank", *TARGET_FIELDS, "slug")
     readonly_fields = ("start", "end", "slug")
+    # Newest first, by the primary key: the model's order joins passage and source.
+    ordering = ("-pk",)
 
     @admin.display(description=_("quote"))
     def excerpt(self, obj: Citation) -> str:

@@ -54,7 +54,8 @@ class PassageAdmin(AuditedAdmin):
     autocomplete_fields = ("quotes",)
     fields = ("source", "seq", "role", "quotes", "text", "start", "end", "sha256")
     readonly_fields = ("source", "seq", "text", "start", "end", "sha256")
-    ordering = ("source", "seq")
+    # The unique (source, seq) index, not a join on the source's slug.
+    ordering = ("source__id", "seq")
 
     @admin.display(description=_("text"))
     def excerpt(self, obj: Passage) -> str:
