@@ -1,15 +1,26 @@
-"""Fixtures of the API tests: a built archive and a client that speaks JSON."""
+"""Fixtures of the API tests: one built archive per module and a client that speaks JSON.
+
+Building the archive goes through the real review transitions and writes
+history for every record, which is slow; the tests only read it, so it is
+built once per module inside a transaction that is rolled back at the end,
+and each test runs in a savepoint of its own inside it.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.db import transaction
 from django.test import Client
+from django.test.utils import override_settings
 
 from tests.api.world import World, build_world
+
+FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
@@ -18,9 +29,17 @@ def _fresh_throttle() -> None:
     cache.clear()
 
 
+@pytest.fixture(scope="module")
+def _module_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[World]:
+    with django_db_blocker.unblock(), override_settings(PASSWORD_HASHERS=FAST_HASHER), transaction.atomic():
+        world = build_world()
+        yield world
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
-def world(db: Any) -> World:
-    return build_world()
+def world(_module_world: World, db: Any) -> World:
+    return _module_world
 
 
 class ApiClient(Client):
