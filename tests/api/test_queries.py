@@ -1,0 +1,112 @@
+"""No query per row: a list costs the same number of queries for 5 records as for 200.
+
+Each list, in each of its formats, is counted on the small archive, then
+again after many records with nested data (names, aliases, posts,
+participations, children, places, citations) have been added.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from archive.models import (
+    Citation,
+    Event,
+    Location,
+    LocationAlias,
+    Participation,
+    Person,
+    PersonName,
+    Post,
+    Status,
+    Unit,
+    UnitAlias,
+)
+from tests.api.conftest import ApiClient
+from tests.api.world import World
+
+pytestmark = pytest.mark.django_db
+
+BASE = "/api/v1"
+MANY = 30
+
+CASES = [
+    ("sources/", {}), ("sources/", {"format": "csl"}),
+    ("sources/history/passages/", {}),
+    ("persons/", {}), ("persons/", {"format": "csv"}), ("persons/", {"fiction": "include"}),
+    ("units/", {}), ("units/", {"format": "csv"}),
+    ("locations/", {}), ("locations/", {"format": "geojson"}), ("locations/", {"format": "lpf"}),
+    ("locations/", {"format": "csv"}),
+    ("events/", {}), ("events/", {"format": "csv"}), ("events/", {"location": "nanjing"}),
+    ("events/", {"person": "tang-shengzhi", "after": "1937-12-01"}), ("events/", {"source": "history"}),
+    ("citations/", {}), ("citations/", {"format": "annotation"}),
+]
+
+
+def _count(api: ApiClient, path: str, params: dict[str, Any]) -> tuple[int, int]:
+    with CaptureQueriesContext(connection) as captured:
+        response = api.get(f"{BASE}/{path}", params)
+    assert response.status_code == 200, response.content[:300]
+    return len(captured), len(response.content)
+
+
+def _grow(world: World) -> None:
+    """Many approved records with nested data, written in bulk: only the counts matter here."""
+    approved = {"status": Status.APPROVED}
+    h1 = world.passage(world.history, 1)
+    persons = Person.objects.bulk_create(Person(slug=f"p{i}", name=f"人{i}", **approved) for i in range(MANY))
+    PersonName.objects.bulk_create(PersonName(person=p, name=f"別名{p.slug}") for p in persons)
+    units = Unit.objects.bulk_create(
+        Unit(slug=f"u{i}", name=f"部队{i}", echelon="regiment", parent=world.army74, **approved) for i in range(MANY))
+    UnitAlias.objects.bulk_create(UnitAlias(unit=u, name=f"别{u.slug}") for u in units)
+    places = Location.objects.bulk_create(
+        Location(slug=f"l{i}", name=f"地{i}", kind="village", parent=world.xiaguan, **approved) for i in range(MANY))
+    LocationAlias.objects.bulk_create(LocationAlias(location=place, name=f"别{place.slug}") for place in places)
+    events = Event.objects.bulk_create(
+        Event(slug=f"e{i}", title=f"事{i}", kind="movement", parent=world.order, **approved) for i in range(MANY))
+    Event.locations.through.objects.bulk_create(
+        Event.locations.through(event=event, location=place) for event, place in zip(events, places, strict=True))
+    posts = Post.objects.bulk_create(
+        Post(slug=f"post{i}", person=p, unit=u, title="团长", **approved) for i, (p, u) in
+        enumerate(zip(persons, units, strict=True)))
+    parts = Participation.objects.bulk_create(
+        Participation(slug=f"part{i}", event=e, person=p, role="participant", **approved) for i, (e, p) in
+        enumerate(zip(events, persons, strict=True)))
+    start = h1.text.index("南京")
+    quote = {"passage": h1, "quote": "南京", "start": start, "end": start + 2, "claim": "c", **approved}
+    targets: list[dict[str, Any]] = []
+    for i in range(MANY):
+        targets += [{"person": persons[i]}, {"unit": units[i]}, {"location": places[i]}, {"event": events[i]},
+                    {"post": posts[i]}, {"participation": parts[i]}]
+    Citation.objects.bulk_create(Citation(slug=f"bulk-{n}", **quote, **target) for n, target in enumerate(targets))
+    Participation.objects.bulk_create(
+        Participation(slug=f"tang{i}", event=e, person=world.tang, role="witness", **approved)
+        for i, e in enumerate(events))
+
+
+def test_every_list_costs_the_same_queries_for_5_and_for_200(world: World, api: ApiClient) -> None:
+    small = {(path, str(params)): _count(api, path, {**params, "page_size": 5}) for path, params in CASES}
+    _grow(world)
+    for path, params in CASES:
+        queries_small, _ = small[(path, str(params))]
+        queries_5, _ = _count(api, path, {**params, "page_size": 5})
+        queries_200, size_200 = _count(api, path, {**params, "page_size": 200})
+        assert queries_small == queries_5 == queries_200, (path, params, queries_small, queries_5, queries_200)
+    # The large pages really are large: the counts compare like with like.
+    assert api.json(f"{BASE}/persons/", page_size=200)["count"] > MANY
+    assert len(api.json(f"{BASE}/events/", page_size=200)["results"]) > MANY
+    assert len(api.json(f"{BASE}/events/", page_size=200, location="nanjing")["results"]) > MANY
+    tang = api.json(f"{BASE}/persons/tang-shengzhi/")
+    assert len(tang["participations"]) > MANY
+
+
+def test_details_cost_a_fixed_number_of_queries(world: World, api: ApiClient) -> None:
+    paths = ["persons/tang-shengzhi/", "units/army-74/", "locations/nanjing/", "events/retreat-order/",
+             f"citations/{world.history_cite.pk}/", f"passages/{world.history_cite.passage_id}/"]
+    before = {path: _count(api, path, {})[0] for path in paths}
+    _grow(world)
+    assert {path: _count(api, path, {})[0] for path in paths} == before
