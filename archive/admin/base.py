@@ -12,7 +12,10 @@ itself, because only the admin knows who is at the keyboard:
 * the status fields are read-only in every form, so a forged POST with
   `status=approved` changes nothing;
 * a revert to an old version restores its fields but leaves the record in
-  review, last changed by the one who reverted: it is reviewed like any edit.
+  review, last changed by the one who reverted: it is reviewed like any edit;
+* the change form carries the record's version (hidden), so a form opened
+  before someone else saved is refused with what they changed, never saved
+  over their change (`archive.locking`).
 
 Changelists stay cheap on large tables: related rows come by
 `list_select_related`, the `fictional` flag by annotation, and the paginator
@@ -25,6 +28,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -32,7 +36,7 @@ from django.core.paginator import Paginator
 from django.db import connections
 from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
@@ -40,7 +44,7 @@ from django.utils.translation import ngettext
 from import_export.admin import ImportExportMixin
 from simple_history.admin import SimpleHistoryAdmin
 
-from archive import curation
+from archive import curation, locking
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Status
 
@@ -190,6 +194,39 @@ class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
             parent._archive_unsaved = False  # type: ignore[attr-defined]
 
 
+class VersionCheckedForm(forms.ModelForm):
+    """A change form that refuses to save over a version it was not opened on.
+
+    The version travels as a hidden field. A form posted without it (an old
+    client, a test that posts by hand) is checked against the version read
+    with the record, which is the best it can claim. A posted version that is
+    no longer the stored one is a form error saying what changed meanwhile;
+    a save that loses the race after this check is refused by the model.
+    """
+
+    version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.fields["version"].initial = self.instance.version
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        instance = self.instance
+        if instance.pk is None or instance._state.adding:
+            return cleaned
+        posted = cleaned.get("version")
+        if posted is None:
+            posted = instance.version
+        using = instance._state.db or "default"
+        current = locking.current_version(type(instance), instance.pk, using=using)
+        if current is not None and current != posted:
+            raise locking.ConcurrentEdit(instance, loaded_version=posted, using=using)
+        instance.version = posted
+        return cleaned
+
+
 class CuratedAdmin(ImportExportMixin, AuditedAdmin):
     """Admin of a curated model: review actions, read-only status, spreadsheets."""
 
@@ -220,8 +257,31 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
         cleaned = []
         for name, options in fieldsets:
             fields = [field for field in options.get("fields", ()) if field not in CURATION_FIELDS]
-            cleaned.append((name, {**options, "fields": fields}))
-        return [*cleaned, (_("Review"), {"fields": CURATION_FIELDS})]
+            cleaned.append((name, {**options, "fields": [field for field in fields if field != "version"]}))
+        return [*cleaned, (_("Review"), {"fields": (*CURATION_FIELDS, "version")})]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        # `version` is not an editable model field; the form declares it.
+        if kwargs.get("fields") is None and "fields" not in kwargs:
+            kwargs["fields"] = admin.utils.flatten_fieldsets(self.get_fieldsets(request, obj))
+        if kwargs.get("fields") is not None:
+            kwargs["fields"] = [name for name in kwargs["fields"] if name != "version"]
+        form = super().get_form(request, obj, change, **kwargs)
+        if _is_revert(request, self.model):
+            # A revert starts from an old version on purpose; `_prepare_revert` saves it on the current one.
+            return type(form.__name__, (form,), {"version": forms.IntegerField(widget=forms.HiddenInput,
+                                                                               required=False)})
+        return type(form.__name__, (VersionCheckedForm, form), {})
+
+    def changeform_view(self, request: HttpRequest, object_id: str | None = None, form_url: str = "",
+                        extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except locking.ConcurrentEdit as exc:
+            # Lost the race between the form's check and the UPDATE: nothing
+            # was saved (the view's transaction rolled back); say why.
+            self.message_user(request, " ".join(exc.messages), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
 
     def has_review_permission(self, request: HttpRequest) -> bool:
         opts = self.opts
@@ -256,6 +316,7 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
         for attname in _untracked_fields(self.model):
             setattr(obj, attname, getattr(current, attname))
         obj._loaded_status = current.status
+        obj.version = current.version
         obj.status = Status.IN_REVIEW
         obj.created_by_id = current.created_by_id
         obj.modified_by = request.user

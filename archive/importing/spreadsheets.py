@@ -14,6 +14,12 @@ does that). A reviewer's import enters *in review*, last changed by that
 reviewer, so four eyes still hold: another reviewer approves it, never the
 one who imported it.
 
+Every curated row is exported with its `version`. A row that changes an
+existing record and carries a version other than the stored one was edited
+from an older copy: it is refused, naming the row, the field and what
+changed meanwhile (`archive.locking`), and so is the whole import. A sheet
+without the column, or a row with it empty, is not checked.
+
 Cells beginning with `=`, `+`, `-`, `@`, a tab or a carriage return would run
 as formulas in a spreadsheet program; CSV and XLSX exports prefix them with an
 apostrophe (and an apostrophe with another), and imports remove one leading
@@ -32,6 +38,7 @@ from django.utils import timezone
 from import_export import fields, resources, widgets
 from import_export.formats import base_formats
 
+from archive.locking import ConcurrentEdit
 from archive.models import (
     Citation,
     Curated,
@@ -242,11 +249,29 @@ class CuratedResource(ArchiveResource):
     """A curated record by slug; its review state is set here, never read from the file."""
 
     status = fields.Field(attribute="status", column_name="status", readonly=True)
+    # Exported, and checked on import (never written from the file).
+    version = fields.Field(attribute="version", column_name="version", readonly=True, widget=widgets.IntegerWidget())
 
     class Meta(ArchiveResource.Meta):
         import_id_fields = ("slug",)
 
+    def check_version(self, instance: Any, row: Any) -> None:
+        """Refuse a row that changes a record edited since the sheet's copy of it."""
+        if instance._state.adding or "version" not in row:
+            return
+        value = row["version"]
+        if value in (None, ""):
+            return
+        try:
+            claimed = int(str(value).strip())
+        except ValueError as exc:
+            raise ValidationError({"version": f"“{value}” is not a version number"}) from exc
+        if claimed != instance.version:
+            stale = ConcurrentEdit(instance, loaded_version=claimed, using=instance._state.db or "default")
+            raise ValidationError({"version": stale.messages})
+
     def before_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
+        self.check_version(instance, row)
         user = kwargs.get("user")
         if user is not None and not user.is_authenticated:
             user = None
@@ -318,14 +343,14 @@ class SourceResource(CuratedResource):
             "description",
             "sha256",
             "file_name",
-            "status",
+            "status", "version",
         )
 
 
 class PersonResource(CuratedResource):
     class Meta(CuratedResource.Meta):
         model = Person
-        fields = ("slug", "name", "side", "birth", "death", "description", "marked_historical", "status")
+        fields = ("slug", "name", "side", "birth", "death", "description", "marked_historical", "status", "version")
 
 
 class PersonNameResource(ChildResource):
@@ -345,7 +370,7 @@ class UnitResource(CuratedResource):
 
     class Meta(CuratedResource.Meta):
         model = Unit
-        fields = ("slug", "name", "echelon", "side", "parent", "description", "marked_historical", "status")
+        fields = ("slug", "name", "echelon", "side", "parent", "description", "marked_historical", "status", "version")
 
 
 class UnitAliasResource(ChildResource):
@@ -366,7 +391,10 @@ class PostResource(CuratedResource):
 
     class Meta(CuratedResource.Meta):
         model = Post
-        fields = ("slug", "person", "unit", "title", "date_from", "date_to", "acting", "concurrent", "note", "status")
+        fields = (
+            "slug", "person", "unit", "title", "date_from", "date_to", "acting", "concurrent", "note", "status",
+            "version",
+        )
 
 
 class LocationResource(CuratedResource):
@@ -385,7 +413,7 @@ class LocationResource(CuratedResource):
             "coordinate_precision",
             "description",
             "marked_historical",
-            "status",
+            "status", "version",
         )
 
 
@@ -421,7 +449,7 @@ class EventResource(CuratedResource):
             "latest",
             "locations",
             "parent",
-            "status",
+            "status", "version",
         )
 
 
@@ -433,7 +461,7 @@ class ParticipationResource(CuratedResource):
 
     class Meta(CuratedResource.Meta):
         model = Participation
-        fields = ("slug", "event", "person", "unit", "role", "position", "note", "status")
+        fields = ("slug", "event", "person", "unit", "role", "position", "note", "status", "version")
 
 
 class CitationResource(CuratedResource):
@@ -464,7 +492,7 @@ class CitationResource(CuratedResource):
             "event",
             "post",
             "participation",
-            "status",
+            "status", "version",
         )
 
     def import_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:

@@ -105,6 +105,9 @@ class Curated(NaturalKeyBySlug, models.Model):
     review_note = models.TextField(_("review note"), blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    # Optimistic lock (see `archive.locking`): the version the editor loaded,
+    # checked and incremented in the UPDATE itself.
+    version = models.PositiveIntegerField(_("version"), default=1, editable=False)
 
     objects = SlugManager()
 
@@ -114,12 +117,48 @@ class Curated(NaturalKeyBySlug, models.Model):
     # The status a row had when it was read, to detect a status changed by hand.
     _loaded_status: str | None = None
     _transition_allowed: bool = False
+    # Set by `_save_table` for the duration of a raw save (loaddata).
+    _raw_save: bool = False
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._transition_allowed:
             self._guard_status()
         self._transition_allowed = False
         super().save(*args, **kwargs)
+
+    def _save_table(self, raw: bool = False, *args: Any, **kwargs: Any) -> Any:
+        # loaddata calls `Model.save_base` itself, so the raw flag is caught here.
+        self._raw_save = raw
+        try:
+            return super()._save_table(raw, *args, **kwargs)
+        finally:
+            self._raw_save = False
+
+    def _do_update(
+        self, base_qs: Any, using: str, pk_val: Any, values: list[Any], update_fields: Any, forced_update: bool
+    ) -> bool:
+        """Update only the version that was loaded, incrementing it in the same statement.
+
+        A row that exists under another version is a concurrent edit and
+        raises `archive.locking.ConcurrentEdit`; nothing is written. A raw
+        save (loaddata) writes the fixture's version unchecked.
+        """
+        from archive.locking import ConcurrentEdit
+
+        version_field = self._meta.get_field("version")
+        if self._raw_save or not any(field is version_field for field, _model, _value in values):
+            return super()._do_update(base_qs, using, pk_val, values, update_fields, forced_update)
+        loaded = self.version
+        values = [
+            (field, model, models.F("version") + 1 if field is version_field else value)
+            for field, model, value in values
+        ]
+        if base_qs.filter(pk=pk_val, version=loaded)._update(values) > 0:
+            self.version = loaded + 1
+            return True
+        if base_qs.filter(pk=pk_val).exists():
+            raise ConcurrentEdit(self, loaded_version=loaded, using=using, fallback=self)
+        return False
 
     @classmethod
     def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
