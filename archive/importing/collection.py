@@ -82,9 +82,13 @@ def _loaded_objects(records: Sequence[Record], using: str) -> dict[type[models.M
     return found
 
 
-def _record_load_history(objs: dict[type[models.Model], list[models.Model]], reason: str, using: str
-                         ) -> tuple[int, int]:
-    """History for the rows a load created or changed; an unchanged row gets none."""
+def _record_load_history(objs: dict[type[models.Model], list[models.Model]], reason: str, using: str,
+                         existed: set[tuple[type[models.Model], Any]]) -> tuple[int, int]:
+    """History for the rows a load created or changed; an unchanged row gets none.
+
+    Returns the history records written for new rows and the number of rows
+    that ``existed`` before this file and were changed by it.
+    """
     created = changed = 0
     for model, rows in objs.items():
         history_model = model.history.model  # type: ignore[attr-defined]
@@ -101,7 +105,8 @@ def _record_load_history(objs: dict[type[models.Model], list[models.Model]], rea
             if o.pk in latest and any(getattr(latest[o.pk], f.attname) != getattr(o, f.attname) for f in tracked)
         ]
         created += record_history(model, new, history_type="+", reason=reason, using=using)
-        changed += record_history(model, different, history_type="~", reason=reason, using=using)
+        record_history(model, different, history_type="~", reason=reason, using=using)
+        changed += sum(1 for o in different if (model, o.pk) in existed)
     return created, changed
 
 
@@ -153,6 +158,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
             rows = prepare_records(records, using=using)
             # A record that found no row to update in place is new.
             new = sum(1 for row, record in zip(rows, records, strict=True) if "pk" not in row and record.pk is None)
+            existed = {(apps.get_model(row["model"]), row["pk"]) for row in rows if "pk" in row}
             prepared.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
             try:
                 call_command("loaddata", str(prepared), database=using, verbosity=0)
@@ -169,7 +175,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                 using,
             )
             _created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
-                                                     using)
+                                                     using, existed)
             report.records += len(records)
             report.created += new
             report.changed += changed

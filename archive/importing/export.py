@@ -174,10 +174,13 @@ def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
             # Byte-exact: the text is the decoded file, so encoding it gives the file back.
             (text_dir / file_names[source.pk]).write_bytes(source.text.encode("utf-8"))
             report.texts += 1
+    shipped_names = {path.name for path in fixture_files(shipped)} if shipped is not None else set()
     for name, labels in layout(shipped):
         rows: list[dict[str, Any]] = []
         for label in labels:
             rows.extend(_records(apps.get_model(label), using, file_names))
+        if not rows and shipped_names and name not in shipped_names:
+            continue  # an empty file the shipped collection does not have either
         (target / name).write_text(
             json.dumps(rows, cls=_ExactEncoder, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
         )
