@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import connections, models, transaction
-from django.db.models.expressions import RawSQL
 
 from archive.models import Passage, PassageSearchEntry, Source, Status
 from archive.models.search import database_encoding_problem
@@ -114,7 +113,9 @@ def reindex(objects: Iterable[Any], *, using: str = "default") -> int:
         PassageSearchEntry.objects.using(using).filter(
             models.Q(passage_id__in=passage_ids) | models.Q(source_id__in=source_ids)
         ).delete()
-        return _write(_rows(passages.order_by("pk").values_list(*_FIELDS).iterator(chunk_size=BATCH_SIZE)), using)
+        # Each batch is read before its COPY starts: a server-side cursor and a
+        # COPY cannot share one connection.
+        return sum(_write(_rows(batch), using) for batch in _batches(passages, BATCH_SIZE))
 
 
 def _batches(queryset: models.QuerySet, batch_size: int) -> Iterator[list[tuple[int, int, int, str, str]]]:
@@ -176,15 +177,33 @@ def stale_count(*, using: str = "default") -> dict[str, int]:
 # ---------------------------------------------------------------- finding
 
 
+class GramsContain(models.Expression):
+    """`grams @> ARRAY[...]` on the entry table under whatever alias the query gives it.
+
+    The column is not declared on the model (it exists on PostgreSQL only), so
+    it is named here; the alias is looked up when compiling, because inside a
+    subquery (`pk__in=...`) Django renames the table to U0.
+    """
+
+    output_field = models.BooleanField()
+    conditional = True
+
+    def __init__(self, wanted: list[str]) -> None:
+        super().__init__()
+        self.wanted = wanted
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, tuple[Any, ...]]:
+        alias = compiler.quote_name_unless_alias(compiler.query.get_initial_alias())
+        return f'{alias}."grams" @> %s::text[]', (self.wanted,)
+
+
 def matching_entries(key: str, *, using: str = "default") -> models.QuerySet:
     """Entries whose folded text contains `key` (already folded), on either engine."""
     ensure_usable(using)
     entries = PassageSearchEntry.objects.using(using)
     if connections[using].vendor == "postgresql":
         wanted = query_grams(key)
-        entries = entries.filter(
-            RawSQL(f'"{TABLE}"."grams" @> %s::text[]', (wanted,), output_field=models.BooleanField())
-        )
+        entries = entries.filter(GramsContain(wanted))
         if len(key) > 2:
             entries = entries.filter(folded__contains=key)
         return entries

@@ -23,10 +23,14 @@ def _plan_uses_index(plan: str) -> bool:
 
 @pytest.mark.parametrize("term", ["江", "撤退", "挹江门", "nanking"])
 def test_the_grams_index_serves_terms_of_every_length(db: Any, term: str) -> None:
-    source_with_text("部队向下关撤退，经挹江门出城，渡江北去。")
+    search.reindex([source_with_text("部队向下关撤退，经挹江门出城，渡江北去。\nNanking")])
     with connection.cursor() as cursor:
+        # A table this small is cheaper to scan; forbid scans to see that the index can serve the term.
         cursor.execute("SET LOCAL enable_seqscan = off")
-    assert _plan_uses_index(search.explain(term))
+        cursor.execute("SET LOCAL enable_indexscan = off")
+    plan = search.explain(term)
+    assert _plan_uses_index(plan), plan
+    assert [hit.type for hit in search.search(term)] == ["passage"]
 
 
 def test_the_planner_picks_the_index_for_a_rare_term_unprompted(db: Any) -> None:
@@ -40,7 +44,7 @@ def test_the_planner_picks_the_index_for_a_rare_term_unprompted(db: Any) -> None
 
 
 def test_explain_analyze(db: Any) -> None:
-    source_with_text("下关")
+    search.reindex([source_with_text("下关")])
     assert "actual time" in search.explain("下关", analyze=True)
 
 
