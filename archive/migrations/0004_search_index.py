@@ -42,12 +42,11 @@ class Migration(migrations.Migration):
                 ('seq', models.PositiveIntegerField(verbose_name='number')),
                 ('folded', models.TextField(verbose_name='folded text')),
                 ('text_sha256', models.CharField(max_length=64, verbose_name='SHA-256 of the indexed text')),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='archive.source', verbose_name='source')),
+                ('source', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='archive.source', verbose_name='source')),
             ],
             options={
                 'verbose_name': 'passage search entry',
                 'verbose_name_plural': 'passage search entries',
-                'indexes': [models.Index(fields=['source', 'seq'], name='archive_pse_source_seq')],
             },
         ),
         migrations.RunPython(add_grams, drop_grams),

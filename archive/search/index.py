@@ -111,7 +111,7 @@ def reindex(objects: Iterable[Any], *, using: str = "default") -> int:
     passages = Passage.objects.using(using).filter(selection)
     with transaction.atomic(using=using):
         PassageSearchEntry.objects.using(using).filter(
-            models.Q(passage_id__in=passage_ids) | models.Q(source_id__in=source_ids)
+            models.Q(passage_id__in=passage_ids) | models.Q(passage__source_id__in=source_ids)
         ).delete()
         # Each batch is read before its COPY starts: a server-side cursor and a
         # COPY cannot share one connection.
@@ -142,6 +142,12 @@ def rebuild(*, using: str = "default", update_only: bool = False, batch_size: in
     passages = Passage.objects.using(using)
     stats = {"written": 0, "removed": 0}
     with transaction.atomic(using=using):
+        if postgres:
+            # Django's foreign keys are deferred; rows written earlier in the same
+            # transaction (a collection load) leave pending checks, which forbid
+            # TRUNCATE and CREATE INDEX. Check them now, and the COPY's as it goes.
+            with connection.cursor() as cursor:
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         if update_only:
             stale = PassageSearchEntry.objects.using(using).exclude(text_sha256=models.F("passage__sha256"))
             stats["removed"] = stale.delete()[0]
@@ -163,6 +169,7 @@ def rebuild(*, using: str = "default", update_only: bool = False, batch_size: in
                 if not update_only:
                     cursor.execute(f"CREATE INDEX {GIN_INDEX} ON {TABLE} USING gin (grams)")
                 cursor.execute(f"ANALYZE {TABLE}")
+                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     return stats
 
 
