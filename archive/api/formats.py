@@ -222,6 +222,15 @@ def _slug(record: Any) -> str:
     return record.slug if record is not None else ""
 
 
+PERSON_COLUMNS = ("slug", "url", "name", "fictional", "side", "birth", "death", "names", "posts", "citations",
+                  "description")
+UNIT_COLUMNS = ("slug", "url", "name", "fictional", "echelon", "side", "parent", "aliases", "citations", "description")
+LOCATION_COLUMNS = ("slug", "url", "name", "fictional", "kind", "parent", "latitude", "longitude",
+                    "coordinate_precision", "aliases", "citations", "description")
+EVENT_COLUMNS = ("slug", "url", "title", "fictional", "kind", "date_text", "date", "earliest", "latest", "locations",
+                 "parent", "participants", "citations", "description")
+
+
 def person_row(person: Person, request: Any) -> dict[str, Any]:
     return {
         "slug": person.slug, "url": record_url(person, request), "name": person.name,

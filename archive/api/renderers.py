@@ -63,10 +63,12 @@ class CSVRenderer(BaseRenderer):
     def render(self, data: Any, accepted_media_type: str | None = None,
                renderer_context: dict[str, Any] | None = None) -> bytes:
         rows = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
+        view = (renderer_context or {}).get("view")
+        # The view names the columns, so that an empty page still has its header row.
+        columns = list(getattr(view, "csv_columns", ()) or (rows[0] if rows else ["detail"]))
         buffer = io.StringIO()
-        if rows:
-            writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\r\n")
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({key: escape_cell(value) for key, value in row.items()})
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n", extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({key: escape_cell(value) for key, value in row.items()})
         return buffer.getvalue().encode(self.charset)

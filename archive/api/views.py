@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -52,6 +53,13 @@ def fiction_mode(request: Request, default: FictionMode = FictionMode.EXCLUDE) -
         ) from None
 
 
+def _id(raw: str) -> int:
+    """A record id from the path; anything but a positive number names no record."""
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise Http404("No record has this id.")
+    return int(raw)
+
+
 def _timestamp(value: dt.datetime | None) -> int | None:
     return int(value.timestamp()) if value is not None else None
 
@@ -64,12 +72,15 @@ class ArchiveViewMixin:
     list_renderers: ClassVar[list[type[BaseRenderer]]] = []
     detail_renderers: ClassVar[list[type[BaseRenderer]]] = []
     last_modified: int | None = None
+    csv_columns: ClassVar[tuple[str, ...]] = ()
 
     action: str | None
     request: Request
 
     def get_renderers(self) -> list[BaseRenderer]:
-        extra = self.list_renderers if self.action in ("list", "passages") else self.detail_renderers
+        if self.action == "passages":
+            return [JSONRenderer()]
+        extra = self.list_renderers if self.action == "list" else self.detail_renderers
         return [JSONRenderer(), *(renderer() for renderer in extra)]
 
     def output_format(self) -> str:
@@ -120,7 +131,8 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
     """A curated record: list with filters, detail by slug."""
 
     lookup_field = "slug"
-    lookup_value_regex = "[-a-zA-Z0-9_]+"
+    # Anything up to the next slash reaches the view, so that a malformed slug is a JSON 404.
+    lookup_value_regex = "[^/]+"
     model: ClassVar[type]
     select: ClassVar[Callable[[FictionMode], QuerySet]]
     fiction_field: ClassVar[str] = "fictional"
@@ -186,6 +198,7 @@ class SourceViewSet(RecordViewSet):
             return selectors.passages()
         return super().get_queryset()
 
+    @extend_schema(responses=serializers.PassageSerializer(many=True))
     @action(detail=True, methods=["get"], url_path="passages", url_name="passages",
             serializer_class=serializers.PassageSerializer, filterset_class=filters.PassageFilter)
     def passages(self, request: Request, slug: str) -> Response:
@@ -204,11 +217,11 @@ class PassageViewSet(ArchiveViewMixin, mixins.RetrieveModelMixin, viewsets.Gener
     """One passage by id, with the citations that rest on it."""
 
     serializer_class = serializers.PassageSerializer
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = "[^/]+"
 
     def get_object(self) -> Passage:
         passage = get_object_or_404(Passage.objects.filter(source__status="approved").select_related("source"),
-                                    pk=self.kwargs["pk"])
+                                    pk=_id(self.kwargs["pk"]))
         default = FictionMode.INCLUDE if passage.source.is_fiction else FictionMode.EXCLUDE
         return get_object_or_404(selectors.passages(fiction_mode(self.request, default)), pk=passage.pk)
 
@@ -226,6 +239,7 @@ class PersonViewSet(RecordViewSet):
     serializer_class = serializers.PersonSerializer
     filterset_class = filters.PersonFilter
     list_renderers = [CSVRenderer]
+    csv_columns = formats.PERSON_COLUMNS
     builders = {"csv": formats.person_row}
 
 
@@ -237,6 +251,7 @@ class UnitViewSet(RecordViewSet):
     serializer_class = serializers.UnitSerializer
     filterset_class = filters.UnitFilter
     list_renderers = [CSVRenderer]
+    csv_columns = formats.UNIT_COLUMNS
     builders = {"csv": formats.unit_row}
 
 
@@ -249,6 +264,7 @@ class LocationViewSet(RecordViewSet):
     filterset_class = filters.LocationFilter
     list_renderers = [GeoJSONRenderer, LinkedPlacesRenderer, CSVRenderer]
     detail_renderers = [GeoJSONRenderer, LinkedPlacesRenderer]
+    csv_columns = formats.LOCATION_COLUMNS
     builders = {"geojson": formats.geojson_feature, "lpf": formats.lpf_feature, "csv": formats.location_row}
 
     def collect(self, fmt: str, documents: list[dict[str, Any]]) -> Any:
@@ -270,6 +286,7 @@ class EventViewSet(RecordViewSet):
     serializer_class = serializers.EventSerializer
     filterset_class = filters.EventFilter
     list_renderers = [CSVRenderer]
+    csv_columns = formats.EVENT_COLUMNS
     builders = {"csv": formats.event_row}
 
 
@@ -278,7 +295,7 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
     serializer_class = serializers.CitationSerializer
     filterset_class = filters.CitationFilter
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = "[^/]+"
     list_renderers = [AnnotationRenderer]
     detail_renderers = [AnnotationRenderer]
 
@@ -287,11 +304,7 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.filter_fiction(selectors.citations_with_targets(), mode, "passage__source__is_fiction")
 
     def get_object(self) -> Citation:
-        try:
-            pk = int(self.kwargs["pk"])
-        except ValueError:
-            raise Http404 from None
-        return get_object_or_404(selectors.citations_with_targets(), pk=pk)
+        return get_object_or_404(selectors.citations_with_targets(), pk=_id(self.kwargs["pk"]))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())

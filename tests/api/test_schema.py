@@ -1,0 +1,121 @@
+"""The OpenAPI schema describes what the server does, and the docs are served offline.
+
+Besides reading the schema, schemathesis generates requests from it for
+every operation (a few examples each, no deadline) and checks the answers:
+no 5xx, documented status codes and content types, bodies that conform.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import schemathesis
+from django.core.management import call_command
+from django.core.wsgi import get_wsgi_application
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.api.conftest import ApiClient
+from tests.api.world import World
+
+pytestmark = pytest.mark.django_db
+
+OPERATIONS = {
+    "/api/v1/sources/": ["csl", "json"],
+    "/api/v1/sources/{slug}/": ["csl", "json"],
+    "/api/v1/sources/{slug}/passages/": ["json"],
+    "/api/v1/passages/{id}/": ["json"],
+    "/api/v1/persons/": ["csv", "json"],
+    "/api/v1/persons/{slug}/": ["json"],
+    "/api/v1/units/": ["csv", "json"],
+    "/api/v1/units/{slug}/": ["json"],
+    "/api/v1/locations/": ["csv", "geojson", "json", "lpf"],
+    "/api/v1/locations/{slug}/": ["geojson", "json", "lpf"],
+    "/api/v1/events/": ["csv", "json"],
+    "/api/v1/events/{slug}/": ["json"],
+    "/api/v1/citations/": ["annotation", "json"],
+    "/api/v1/citations/{id}/": ["annotation", "json"],
+}
+
+
+@pytest.fixture
+def openapi(api: ApiClient) -> dict[str, Any]:
+    return api.json("/api/schema/", format="json")
+
+
+def _parameters(operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {parameter["name"]: parameter for parameter in operation.get("parameters", [])}
+
+
+def test_schema_describes_every_endpoint_read_only(world: World, openapi: dict[str, Any]) -> None:
+    assert openapi["openapi"].startswith("3.")
+    paths = {path: operations for path, operations in openapi["paths"].items() if path.startswith("/api/v1/")}
+    assert set(OPERATIONS) <= set(paths)
+    for path in OPERATIONS:
+        assert set(paths[path]) == {"get"}, path
+
+
+def test_schema_documents_formats_fiction_and_pagination(world: World, openapi: dict[str, Any]) -> None:
+    for path, formats in OPERATIONS.items():
+        operation = openapi["paths"][path]["get"]
+        parameters = _parameters(operation)
+        assert sorted(parameters["format"]["schema"]["enum"]) == formats, path
+        if path not in ("/api/v1/sources/{slug}/", "/api/v1/citations/{id}/"):
+            assert parameters["fiction"]["schema"]["enum"] == ["exclude", "include", "only"], path
+        if not path.endswith("}/"):
+            assert parameters["page_size"]["schema"]["maximum"] == 200, path
+            assert parameters["page"]["schema"]["minimum"] == 1, path
+        for code in ("200", "400", "404", "429"):
+            assert code in operation["responses"], (path, code)
+    events = _parameters(openapi["paths"]["/api/v1/events/"]["get"])
+    assert {"after", "before", "person", "unit", "location", "kind", "source"} <= set(events)
+    locations = openapi["paths"]["/api/v1/locations/"]["get"]["responses"]["200"]["content"]
+    assert set(locations) == {"application/json", "application/geo+json", "application/ld+json", "text/csv"}
+    assert locations["application/geo+json"]["schema"]["properties"]["type"]["enum"] == ["FeatureCollection"]
+    csl = openapi["paths"]["/api/v1/sources/"]["get"]["responses"]["200"]["content"]
+    assert csl["application/vnd.citationstyles.csl+json"]["schema"]["type"] == "array"
+
+
+def test_spectacular_validates_without_warnings(tmp_path: Any) -> None:
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
+    assert (tmp_path / "schema.yaml").read_text().startswith("openapi: 3")
+
+
+def test_docs_are_served_from_the_sidecar(world: World, api: ApiClient) -> None:
+    response = api.get("/api/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
+    assert "cdn." not in html and "unpkg" not in html
+    assert "/api/schema/" in html
+
+
+# --- schemathesis ----------------------------------------------------------------------------
+
+
+# Loading the schema makes no query, so it can be read when the module is collected.
+# The search endpoint has tests of its own; here, the records and their formats.
+live_schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application()).include(
+    path_regex=r"^/api/v1/(sources|passages|persons|units|locations|events|citations)"
+)
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+
+
+@live_schema.parametrize()
+@settings(max_examples=5, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.filter_too_much])
+def test_generated_requests_get_conforming_answers(world: World, case: Any) -> None:
+    case.call_and_validate(checks=CHECKS)
