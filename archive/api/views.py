@@ -77,6 +77,15 @@ class ArchiveViewMixin:
     action: str | None
     request: Request
 
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        # PostgreSQL refuses a NUL character in any text it is sent; refuse it here instead.
+        for name, values in request.query_params.lists():
+            if any("\x00" in value for value in values):
+                raise ValidationError({name: ["A parameter cannot contain a NUL character."]})
+        if any("\x00" in str(value) for value in kwargs.values()):
+            raise Http404("No record has this name.")
+
     def get_renderers(self) -> list[BaseRenderer]:
         if self.action == "passages":
             return [JSONRenderer()]

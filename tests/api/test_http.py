@@ -103,6 +103,8 @@ def test_cors_allows_reading_from_any_origin(world: World, api: ApiClient) -> No
     ("sources/history/passages/", {"fiction": "x"}, "fiction"),
     ("citations/", {"source": "nope"}, "source"),
     ("citations/", {"rank": "best"}, "rank"),
+    ("events/", {"person": "tang\x00"}, "person"),
+    ("persons/", {"fiction": "\x00"}, "fiction"),
 ])
 def test_bad_parameters_are_400_naming_the_parameter(world: World, api: ApiClient, path: str,
                                                      params: dict[str, str], parameter: str) -> None:
@@ -122,7 +124,7 @@ def test_page_size_200_is_allowed_and_a_page_past_the_end_is_404(world: World, a
 @pytest.mark.parametrize("path", [
     "persons/nobody/", "units/nothing/", "locations/atlantis/", "events/never/", "sources/none/",
     "sources/none/passages/", "citations/999999/", "passages/999999/", "citations/abc/", "passages/abc/",
-    "persons/%E5%94%90/",
+    "persons/%E5%94%90/", "persons/a%00b/", "passages/%00/", "citations/%C2%84/", "passages/99999999999999999999999/",
 ])
 def test_unknown_records_are_404(world: World, api: ApiClient, path: str) -> None:
     response = api.get(f"{BASE}/{path}")
