@@ -68,6 +68,8 @@ class Figure:
     notes: str = ""
     error: str = ""
     ratio: float | None = field(default=None)
+    scale: int = 0  # passages in the archive it was measured on
+    earlier: bool = False  # carried over from an earlier run's results (--supplement)
 
     def __post_init__(self) -> None:
         if self.ratio is None and self.value is not None and self.baseline_value:
@@ -81,8 +83,11 @@ class Run:
     plans: dict[str, str] = field(default_factory=dict)
     context: dict[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
+    done: list[str] = field(default_factory=list)
+    finished: bool = False
 
     def add(self, figure: Figure) -> None:
+        figure.scale = figure.scale or self.args.scale
         self.figures.append(figure)
         shown = "—" if figure.value is None else f"{figure.value:,.2f} {figure.unit}"
         base = "—" if figure.baseline_value is None else f"{figure.baseline_value:,.2f} {figure.unit}"
@@ -174,6 +179,10 @@ def generate(run: Run) -> None:
             )
         )
     with connection.cursor() as cursor:
+        # Fresh statistics and visibility, as a production database has after autovacuum.
+        started = time.perf_counter()
+        cursor.execute("VACUUM ANALYZE")
+        say(f"VACUUM ANALYZE: {time.perf_counter() - started:.1f} s")
         cursor.execute("SELECT count(*) FROM archive_passage")
         run.context["passages in the database"] = f"{cursor.fetchone()[0]:,}"
         cursor.execute("SHOW server_version")
@@ -182,7 +191,7 @@ def generate(run: Run) -> None:
 
 def build_index(run: Run) -> None:
     from django.core.management import call_command
-    from django.db import connection
+    from django.db import connection, transaction
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM archive_passagesearchentry")
@@ -192,12 +201,13 @@ def build_index(run: Run) -> None:
     if indexed != passages:
         started = time.perf_counter()
         how = "rebuild_search_index"
-        try:
+        # The command COPYs the entries and then builds the GIN index in one
+        # transaction; PostgreSQL refuses CREATE INDEX while deferred foreign-key
+        # checks of that COPY are pending. Checking them at once avoids it.
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             call_command("rebuild_search_index", verbosity=1)
-        except Exception as error:  # fall back to the incremental path, which keeps the index in place
-            say(f"  rebuild_search_index failed ({type(error).__name__}: {error}); trying --update")
-            how = "rebuild_search_index --update (the full rebuild failed: " + str(error).splitlines()[0] + ")"
-            call_command("rebuild_search_index", update=True, verbosity=1)
         seconds = time.perf_counter() - started
         run.add(
             Figure(
@@ -207,12 +217,11 @@ def build_index(run: Run) -> None:
                 "",
                 None,
                 "higher",
-                notes=f"{passages:,} passages in {seconds:.0f} s by {how}",
+                notes=f"{passages:,} passages in {seconds:.0f} s by {how}, foreign keys checked immediately",
             )
         )
-    # Fresh statistics, as a production database would have after autovacuum.
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
+        cursor.execute("ANALYZE")
 
 
 # ---------------------------------------------------------------- import
@@ -408,8 +417,8 @@ def api_figures(run: Run, url: str, log_dir: Path) -> None:
         say(f"  {equivalence}")
         for title, paths in endpoints.items():
             warm = paths[: max(4 * workers, 20)]
-            load.drive(ours, warm, run.args.concurrency)
-            load.drive(base, warm, run.args.concurrency)
+            load.drive(ours, warm, run.args.concurrency, run.args.api_seconds / 4)
+            load.drive(base, warm, run.args.concurrency, run.args.api_seconds / 4)
             measured = {"ours": load.LoadResult(), "baseline": load.LoadResult()}
             rounds = 4
             size = math.ceil(len(paths) / rounds)
@@ -543,7 +552,35 @@ def _fmt(value: float | None, unit: str) -> str:
     return f"{value:,.0f} {unit}"
 
 
+def _supplement(run: Run) -> list[Figure]:
+    """Figures of an earlier run (`--supplement`) that this run has not (yet) measured."""
+    if not run.args.supplement:
+        return []
+    measured = {f.name for f in run.figures}
+    carried = []
+    for item in json.loads(Path(run.args.supplement).read_text(encoding="utf-8")):
+        if item["name"] in measured:
+            continue
+        known = {k: item.get(k) for k in ("value", "baseline_value", "ratio", "met")}
+        carried.append(
+            Figure(
+                item["name"],
+                unit=item["unit"],
+                baseline=item.get("baseline") or "",
+                better=item["better"],
+                target=item.get("target") or "",
+                notes=item.get("notes") or "",
+                error=item.get("error") or "",
+                scale=int(item.get("scale") or 0),
+                earlier=True,
+                **known,
+            )
+        )
+    return carried
+
+
 def write_report(run: Run) -> None:
+    figures = run.figures + _supplement(run)
     results = [
         {
             "name": f.name,
@@ -557,8 +594,10 @@ def write_report(run: Run) -> None:
             "met": f.met,
             "notes": f.notes or None,
             "error": f.error or None,
+            "scale": f.scale,
+            **({"from_earlier_run": True} if f.earlier else {}),
         }
-        for f in run.figures
+        for f in figures
     ]
     Path(run.args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     minutes = (time.perf_counter() - run.started) / 60
@@ -577,16 +616,24 @@ def write_report(run: Run) -> None:
     for key, value in run.context.items():
         if key != "PostgreSQL":
             lines.append(f"- {key}: {value}")
+    if run.finished:
+        lines.append("- state: **complete**, every stage ran")
+    else:
+        lines.append(
+            f"- state: **incomplete** — written after the stages {', '.join(run.done) or 'none'}; "
+            "the run had not finished the others (see the figures marked as from an earlier run, if any)"
+        )
     lines += [
         "",
         "| name | ours | baseline | ratio | target | met |",
         "|---|---|---|---|---|---|",
     ]
-    for f in run.figures:
+    for f in figures:
         ratio = "—" if f.ratio is None else f"{f.ratio:.2f}×"
         met = {True: "yes", False: "**no**", None: ""}[f.met]
         ours = f"error: {f.error}" if f.error else _fmt(f.value, f.unit)
-        lines.append(f"| {f.name} | {ours} | {_fmt(f.baseline_value, f.unit)} | {ratio} | {f.target or ''} | {met} |")
+        name = f"{f.name} *(at {f.scale:,} passages, from an earlier run)*" if f.earlier else f.name
+        lines.append(f"| {name} | {ours} | {_fmt(f.baseline_value, f.unit)} | {ratio} | {f.target or ''} | {met} |")
     lines += [
         "",
         "`ratio` is ours ÷ baseline: higher is better for rates, lower for latencies.",
@@ -595,12 +642,12 @@ def write_report(run: Run) -> None:
         "",
     ]
     seen = set()
-    for f in run.figures:
+    for f in figures:
         if f.baseline and f.baseline not in seen:
             seen.add(f.baseline)
             lines.append(f"- {f.baseline}")
     lines += ["", "## Notes", ""]
-    for f in run.figures:
+    for f in figures:
         if f.notes:
             lines.append(f"- **{f.name}**: {f.notes}")
     if run.plans:
@@ -625,13 +672,19 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--api-seconds",
         type=float,
-        default=60,
-        help="time budget per endpoint and server: no request starts after it (default 60)",
+        default=40,
+        help="time budget per endpoint and server: no request starts after it (default 40)",
     )
     parser.add_argument("--baseline-rows", type=int, default=2000, help="rows imported by django-import-export")
     parser.add_argument("--search-repeat", type=int, default=5)
     parser.add_argument("--markdown", default=str(ROOT / "BENCHMARKS.md"))
     parser.add_argument("--json", default=str(ROOT / "bench" / "results.json"))
+    parser.add_argument(
+        "--supplement",
+        default=None,
+        metavar="RESULTS_JSON",
+        help="results of an earlier (smaller) run, shown, marked, for figures this run has not measured",
+    )
     parser.add_argument("--only", nargs="*", choices=["import", "api", "search"], help="run only these figures")
     args = parser.parse_args(argv)
     if not 8 <= args.concurrency <= 16:
@@ -644,23 +697,42 @@ def measure(run: Run, url: str) -> None:
 
     setup_django(url)
     wanted = set(run.args.only or ["import", "api", "search"])
+    # The figures that need no search index come first, and the report is
+    # rewritten after each stage, so that a run stopped late still has them.
     with stage(run, "synthetic archive", [("generate", "passages/s", "higher")]):
         generate(run)
-    with stage(run, "search index", [("search index", "passages/s", "higher")]):
-        build_index(run)
+    finish_stage(run, "synthetic archive")
     if "import" in wanted:
         with stage(run, "import", [("import: passages/s", "passages/s", "higher")]):
             import_figures(run)
+        finish_stage(run, "import")
     if "api" in wanted:
         with tempfile.TemporaryDirectory(prefix="archive-bench-") as logs, stage(run, "API", [("API", "ms", "lower")]):
             api_figures(run, url, Path(logs))
+        finish_stage(run, "API")
     if "search" in wanted:
+        with stage(run, "search index", [("search index", "passages/s", "higher")]):
+            build_index(run)
+        finish_stage(run, "search index")
         search_figures(run)
+        finish_stage(run, "search")
+    run.finished = True
+
+
+def finish_stage(run: Run, name: str) -> None:
+    run.done.append(name)
+    write_report(run)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # Unwind through the finally blocks: stop the servers, remove the cluster, write the report.
+    raise SystemExit(128 + signum)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     run = Run(args)
+    signal.signal(signal.SIGTERM, _terminate)
     say(f"Benchmarks at {args.scale:,} passages")
     url = os.environ.get("DATABASE_URL", "")
     try:
