@@ -57,7 +57,7 @@ class LoadResult:
         return len(self.latencies) / self.wall if self.wall else 0.0
 
 
-def get(port: int, path: str, timeout: float = 60.0) -> tuple[int, bytes]:
+def get(port: int, path: str, timeout: float = 300.0) -> tuple[int, bytes]:
     connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
         connection.request("GET", path, headers={"Host": f"{HOST}:{port}", "Accept": "application/json"})
