@@ -4,6 +4,9 @@ A record enters as a draft, is submitted for review and is approved or rejected
 by someone other than its author (four eyes). The transitions live here, in the
 model layer, so that the admin, the importers and a shell script all go through
 the same rules: `save()` refuses a status that was not reached by a transition.
+Every curated row also carries a `version`, checked and incremented by the
+UPDATE of each save, so that no save overwrites a change it has not seen
+(`archive.locking`).
 """
 
 from __future__ import annotations
