@@ -143,6 +143,16 @@ class Citation(Curated):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.slug and self.passage_id:
-            digest = hashlib.sha256(f"{self.passage_id}:{self.start}:{self.quote}".encode()).hexdigest()[:8]
-            self.slug = f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
+            self.slug = self._free_slug()
         super().save(*args, **kwargs)
+
+    def _free_slug(self) -> str:
+        """`<source>-<seq>-<digest>`; the same words may be evidence for several records."""
+        target = self.target_field
+        base = f"{self.passage_id}:{self.start}:{self.end}:{target}:{getattr(self, f'{target}_id', None)}"
+        for attempt in range(100):
+            digest = hashlib.sha256(f"{base}:{attempt}".encode()).hexdigest()[:8]
+            slug = f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
+            if not Citation.objects.filter(slug=slug).exists():
+                return slug
+        raise ValueError("no free citation slug")

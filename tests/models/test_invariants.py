@@ -195,3 +195,11 @@ def test_a_raw_delete_is_refused_by_the_database(passage: Passage) -> None:
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         else:
             connection.check_constraints()
+
+
+def test_the_same_words_can_be_evidence_for_two_records(passage: Passage) -> None:
+    person = approved(Person(slug="tang", name="唐生智"))
+    event = approved(Event(slug="order", title="撤退令", kind="order"))
+    first = cite(passage, "唐生智下令撤退", person=person)
+    second = cite(passage, "唐生智下令撤退", event=event)
+    assert first.slug and second.slug and first.slug != second.slug
