@@ -59,3 +59,20 @@ def bounds(value: str) -> tuple[dt.datetime | None, dt.datetime | None]:
     earliest = dt.datetime.combine(first, dt.time.min, NANJING)
     latest = dt.datetime.combine(last, dt.time.max, NANJING)
     return earliest, latest
+
+
+def describe_bounds(earliest: dt.datetime | None, latest: dt.datetime | None) -> str:
+    """The bounds as a reader writes them: `1937-12-12 17:00–17:59`, `1937-12-12`, `1937-12-12 – 1937-12-13`."""
+    if earliest is None or latest is None:
+        return ""
+    first, last = earliest.astimezone(NANJING), latest.astimezone(NANJING)
+    whole_days = first.time() == dt.time.min and last.time() >= dt.time(23, 59, 59)
+    if whole_days:
+        if first.date() == last.date():
+            return first.date().isoformat()
+        return f"{first.date().isoformat()} – {last.date().isoformat()}"
+    if first == last:
+        return first.strftime("%Y-%m-%d %H:%M")
+    if first.date() == last.date():
+        return f"{first:%Y-%m-%d %H:%M}–{last:%H:%M}"
+    return f"{first:%Y-%m-%d %H:%M} – {last:%Y-%m-%d %H:%M}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from archive import dating
 from archive.importing.spreadsheets import EventResource, ParticipationResource
 from archive.models import Citation, Event, Participation
 
@@ -34,11 +35,19 @@ class EventCitationInline(CuratedInlineMixin, admin.StackedInline):
 class EventAdmin(CuratedAdmin):
     resource_classes = [EventResource]
     inlines = [ParticipationInline, EventCitationInline]
-    list_display = ("title", "slug", "kind", "date_text", "date", "earliest", "parent", "fictional", "status")
+    list_display = ("title", "slug", "kind", "when", "date", "parent", "fictional", "status")
     list_filter = ("status", "kind", FictionalFilter)
     list_select_related = ("parent", "modified_by")
     search_fields = ("title", "slug", "date_text")
     autocomplete_fields = ("parent", "locations")
+
+    @admin.display(description=_("when"), ordering="earliest")
+    def when(self, event: Event) -> str:
+        """The date as the source writes it, beside its normalised bounds."""
+        normalised = dating.describe_bounds(event.earliest, event.latest)
+        if event.date_text and normalised:
+            return f"{event.date_text} ({normalised})"
+        return event.date_text or normalised or event.date
 
 
 @admin.register(Participation)

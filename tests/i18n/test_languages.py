@@ -100,3 +100,24 @@ def test_api_error_bodies_follow_accept_language(client, language: str, fragment
     response = client.get("/api/v1/persons/nobody/", HTTP_ACCEPT_LANGUAGE=language)
     assert response.status_code == 404
     assert fragment in response.content.decode()
+
+
+def test_event_changelist_shows_the_date_as_written_beside_its_bounds(client) -> None:
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo("Asia/Shanghai")
+    approved(
+        Event(
+            slug="meeting-17",
+            title="17时会议",
+            kind="meeting",
+            date_text="12日傍晚5点",
+            date="1937-12-12",
+            earliest=dt.datetime(1937, 12, 12, 17, tzinfo=tz),
+            latest=dt.datetime(1937, 12, 12, 17, 59, 59, tzinfo=tz),
+        )
+    )
+    client.force_login(user("dates", is_superuser=True))
+    page = client.get("/admin/archive/event/").content.decode()
+    assert "12日傍晚5点 (1937-12-12 17:00–17:59)" in page
