@@ -567,6 +567,8 @@ def _fmt(value: float | None, unit: str) -> str:
         return "—"
     if unit == "ms":
         return f"{value:,.1f} ms"
+    if value < 100:
+        return f"{value:,.2f} {unit}"
     return f"{value:,.0f} {unit}"
 
 
