@@ -235,3 +235,21 @@ def test_errors_in_another_format_are_json(world: World, api: ApiClient) -> None
     response = api.get(f"{BASE}/persons/", {"format": "csv", "fiction": "maybe"})
     assert response.status_code == 400
     assert "fiction" in response.json()
+
+
+def test_formats_without_an_envelope_page_through_link_headers(world: World, api: ApiClient) -> None:
+    response = _get(api, f"{BASE}/persons/", format="csv", page_size=1)
+    assert response["X-Total-Count"] == "2"
+    assert response["Link"] == '<http://testserver/api/v1/persons/?format=csv&page=2&page_size=1>; rel="next"'
+    assert len(list(csv.DictReader(io.StringIO(response.content.decode())))) == 1
+    second = _get(api, f"{BASE}/persons/", format="csv", page_size=1, page=2)
+    assert 'rel="prev"' in second["Link"] and 'rel="next"' not in second["Link"]
+
+
+def test_an_empty_csv_page_still_names_its_columns(world: World, api: ApiClient) -> None:
+    response = _get(api, f"{BASE}/events/", format="csv", kind="bombing")
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response.content.decode().splitlines() == [
+        "slug,url,title,fictional,kind,date_text,date,earliest,latest,locations,parent,participants,citations,"
+        "description"
+    ]

@@ -7,12 +7,15 @@ no 5xx, documented status codes and content types, bodies that conform.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
 from django.core.management import call_command
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -113,9 +116,23 @@ CHECKS = [
 ]
 
 
+@pytest.fixture
+def _connection_kept_across_requests() -> Iterator[None]:
+    """Django closes the connection after each request, which would end the test's transaction
+    (on PostgreSQL); its test client disconnects that handler, and so does this fixture."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+
 @live_schema.parametrize()
 @settings(max_examples=5, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
-def test_generated_requests_get_conforming_answers(world: World, case: Any) -> None:
+def test_generated_requests_get_conforming_answers(world: World, _connection_kept_across_requests: None,
+                                                  case: Any) -> None:
     case.call_and_validate(checks=CHECKS)
