@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import connections, models, transaction
+from django.db.models.functions import Collate
 
 from archive.models import Passage, PassageSearchEntry, Source, Status
 from archive.models.search import database_encoding_problem
@@ -224,22 +225,15 @@ def visible_entries(key: str, *, fiction: str, using: str = "default") -> models
         entries = entries.filter(source__is_fiction=False)
     elif fiction == "only":
         entries = entries.filter(source__is_fiction=True)
-    return entries.order_by(source_order(using), "seq")
+    return entries.order_by(source_order(using), "source_id", "seq")
 
 
 def source_order(using: str = "default") -> models.Expression:
-    """Sources ranked by (title, id) in Python, so that both engines order hits alike.
+    """Source titles compared by code point, as Python compares them, on both engines.
 
-    Ordering by `source__title` in SQL would follow the database's collation
-    (en_US on PostgreSQL, binary on SQLite); there are few sources, so their
-    rank is spelled out as a CASE.
+    A plain ORDER BY would follow the database's collation (en_US on
+    PostgreSQL, binary on SQLite). The byte order of UTF-8, which both "C" on
+    PostgreSQL and BINARY on SQLite give, is the order of code points.
     """
-    titles = Source.objects.using(using).filter(status=Status.APPROVED).values_list("pk", "title")
-    ranked = sorted(titles, key=lambda row: (row[1], row[0]))
-    if not ranked:
-        return models.Value(0)
-    return models.Case(
-        *(models.When(source_id=pk, then=models.Value(rank)) for rank, (pk, _title) in enumerate(ranked)),
-        default=models.Value(len(ranked)),
-        output_field=models.IntegerField(),
-    )
+    collation = "C" if connections[using].vendor == "postgresql" else "BINARY"
+    return Collate(models.F("source__title"), collation)

@@ -46,73 +46,62 @@ def reference_passages(term: str, fiction: str = "exclude") -> list[int]:
     return [pk for _rank, _seq, pk in sorted(kept)]
 
 
-@pytest.mark.parametrize("fiction", ["exclude", "include", "only"])
-def test_passage_hits_equal_a_python_scan(collection: None, fiction: str) -> None:
+def test_engine_results_names_and_aliases(collection: None) -> None:
+    """One load of the collection (slow on PostgreSQL) serves every general check."""
     assert Passage.objects.exists()
-    for term in TERMS:
-        got = [hit.id for hit in search.search(term, fiction=fiction, types=["passage"])]
-        assert got == reference_passages(term, fiction), term
+    for fiction in search.FICTION_CHOICES:
+        for term in TERMS:
+            got = [hit.id for hit in search.search(term, fiction=fiction, types=["passage"])]
+            assert got == reference_passages(term, fiction), (term, fiction)
 
-
-def test_every_approved_name_finds_its_record_first(collection: None) -> None:
     for model, type_ in ((Person, "person"), (Location, "location")):
         for record in model.objects.filter(status=Status.APPROVED):
             hits = search.search(record.name, fiction="include", types=[type_])
-            exact = [hit for hit in hits if hit.score == 0]
-            assert record.slug in {hit.slug for hit in exact}, record.name
+            assert record.slug in {hit.slug for hit in hits if hit.score == 0}, record.name
 
-
-def test_every_recorded_alias_finds_its_record(collection: None) -> None:
     for person in Person.objects.filter(status=Status.APPROVED).prefetch_related("names"):
         for name in person.names.all():
-            if len(name.name) <= search.MAX_QUERY_LENGTH:
-                slugs = {hit.slug for hit in search.search(name.name, fiction="include", types=["person"])}
-                assert person.slug in slugs, name.name
+            slugs = {hit.slug for hit in search.search(name.name, fiction="include", types=["person"])}
+            assert person.slug in slugs, name.name
     for place in Location.objects.filter(status=Status.APPROVED).prefetch_related("aliases"):
         for alias in place.aliases.all():
             slugs = {hit.slug for hit in search.search(alias.name, fiction="include", types=["location"])}
             assert place.slug in slugs, alias.name
 
 
-def _location(name: str) -> Location:
-    found = Location.objects.filter(name=name, status=Status.APPROVED).first()
-    if found is None:
-        pytest.skip(f"the collection has no approved place {name}")
-    return found
+def test_the_examples_of_the_contract(collection: None) -> None:
+    """Each example whose records the collection holds; skipped only if it holds none of them."""
+    checked, missing = 0, []
 
+    def slugs(query: str, type_: str) -> set[str | None]:
+        return {hit.slug for hit in search.search(query, fiction="include", types=[type_])}
 
-def test_wuhu_in_either_script(collection: None) -> None:
-    wuhu = _location("芜湖")
-    for query in ("芜湖", "蕪湖"):
-        assert wuhu.slug in {hit.slug for hit in search.search(query, types=["location"])}
-    assert search.search("芜湖", types=["passage"]) == search.search("蕪湖", types=["passage"])
-
-
-def test_jinling_finds_nanjing_when_recorded(collection: None) -> None:
-    nanjing = _location("南京")
-    if not nanjing.aliases.filter(name="金陵").exists():
-        pytest.skip("金陵 is not recorded as an alias of 南京 in the collection")
-    hits = search.search("金陵", fiction="include")
-    assert (nanjing.slug, "alias") in {(hit.slug, hit.matched) for hit in hits}
-
-
-def test_nanking_finds_nanjing_when_recorded(collection: None) -> None:
-    nanjing = _location("南京")
-    if not nanjing.aliases.filter(name__iexact="Nanking").exists():
-        pytest.skip("Nanking is not recorded as an alias of 南京 in the collection")
-    assert nanjing.slug in {hit.slug for hit in search.search("Nanking", types=["location"])}
-
-
-@pytest.mark.parametrize("query", ["tang shengzhi", "Tang Shengzhi", "tangshengzhi"])
-def test_tang_shengzhi_by_pinyin(collection: None, query: str) -> None:
-    tang = Person.objects.filter(name="唐生智", status=Status.APPROVED).first()
-    if tang is None:
-        pytest.skip("the collection has no approved person 唐生智")
-    assert tang.slug in {hit.slug for hit in search.search(query, fiction="include", types=["person"])}
-
-
-def test_zhou_lan_homophone(collection: None) -> None:
-    zhou = Person.objects.filter(name="周斓", status=Status.APPROVED).first()
-    if zhou is None:
-        pytest.skip("the collection has no approved person 周斓")
-    assert zhou.slug in {hit.slug for hit in search.search("周澜", fiction="include", types=["person"])}
+    places = {p.name: p for p in Location.objects.filter(status=Status.APPROVED, name__in=["芜湖", "南京"])}
+    people = {p.name: p for p in Person.objects.filter(status=Status.APPROVED, name__in=["唐生智", "周斓"])}
+    if "芜湖" in places:
+        assert places["芜湖"].slug in slugs("芜湖", "location") & slugs("蕪湖", "location")
+        assert search.search("芜湖", types=["passage"]) == search.search("蕪湖", types=["passage"])
+        checked += 1
+    else:
+        missing.append("place 芜湖")
+    nanjing = places.get("南京")
+    for alias in ("金陵", "Nanking"):
+        if nanjing is not None and nanjing.aliases.filter(name__iexact=alias).exists():
+            hits = search.search(alias, fiction="include", types=["location"])
+            assert (nanjing.slug, "alias") in {(hit.slug, hit.matched) for hit in hits}, alias
+            checked += 1
+        else:
+            missing.append(f"{alias} as an alias of 南京")
+    if "唐生智" in people:
+        for query in ("tang shengzhi", "Tang Shengzhi", "tangshengzhi"):
+            assert people["唐生智"].slug in slugs(query, "person"), query
+        checked += 1
+    else:
+        missing.append("person 唐生智")
+    if "周斓" in people:
+        assert people["周斓"].slug in slugs("周澜", "person")
+        checked += 1
+    else:
+        missing.append("person 周斓")
+    if not checked:
+        pytest.skip(f"the collection holds none of the examples: {', '.join(missing)}")
