@@ -639,9 +639,16 @@ def write_report(run: Run) -> None:
     if run.finished:
         lines.append("- state: **complete**, every stage ran")
     else:
+        carried = sorted({f.scale for f in figures if f.earlier})
         lines.append(
-            f"- state: **incomplete** — written after the stages {', '.join(run.done) or 'none'}; "
-            "the run had not finished the others (see the figures marked as from an earlier run, if any)"
+            f"- state: **incomplete: this run at {run.args.scale:,} passages did not finish** — the stages done "
+            f"are: {', '.join(run.done) or 'none'}."
+            + (
+                f" The figures of the other stages are from an earlier run at {', '.join(f'{n:,}' for n in carried)} "
+                "passages, marked so in the table."
+                if carried
+                else ""
+            )
         )
     lines += [
         "",
