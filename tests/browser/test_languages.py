@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, Permission, User
 
 from archive.models import Person
+from archive.roles import ensure_groups
 from tests.browser.conftest import SCREENSHOTS
 from tests.factories import approved, source_with_text
 
@@ -26,6 +27,8 @@ INDEX_LABEL = {"en": "Archive of the retreat from Nanjing", "zh-hans": "南京�
 
 
 def test_admin_pages_in_each_language(live_server: Any, new_page: Any) -> None:
+    # A transactional test before this one may have flushed the groups the migrations made.
+    ensure_groups(Group, Permission)
     User.objects.create_superuser("polyglot", password=PASSWORD)
     source_with_text("唐生智于12日傍晚5点召开会议。\n\n部队拥向挹江门。\n", slug="history-text")
     approved(Person(slug="tang-shengzhi", name="唐生智"))
