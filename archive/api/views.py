@@ -176,7 +176,13 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return get_object_or_404(type(self).select(mode), pk=record.pk)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        record = self.get_object()
+        try:
+            record = self.get_object()
+        except Http404:
+            moved = self.merged_into(self.kwargs["slug"])
+            if moved is None:
+                raise
+            return moved
         self.note_last_modified(None, record.updated_at)
         fmt = self.output_format()
         if fmt == "json":
@@ -185,6 +191,18 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
     def single(self, fmt: str, document: dict[str, Any]) -> Any:
         return document
+
+    def merged_into(self, slug: str) -> Response | None:
+        """A slug of a record merged into another answers with a permanent redirect to the survivor."""
+        from archive.models.redirects import SlugRedirect
+
+        survivor = SlugRedirect.objects.resolve(type(self).model._meta.model_name, slug)
+        if survivor is None or survivor == slug:
+            return None
+        path = self.request.path.replace(f"/{slug}/", f"/{survivor}/", 1)
+        query = self.request.META.get("QUERY_STRING", "")
+        location = self.request.build_absolute_uri(path + (f"?{query}" if query else ""))
+        return Response(status=301, headers={"Location": location})
 
 
 class SourceViewSet(RecordViewSet):
