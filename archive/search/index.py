@@ -168,6 +168,8 @@ def rebuild(*, using: str = "default", update_only: bool = False, batch_size: in
         if postgres:
             with connection.cursor() as cursor:
                 if not update_only:
+                    # A GIN over hundreds of grams per row is built much faster with room to sort in.
+                    cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
                     cursor.execute(f"CREATE INDEX {GIN_INDEX} ON {TABLE} USING gin (grams)")
                 cursor.execute(f"ANALYZE {TABLE}")
                 cursor.execute("SET CONSTRAINTS ALL DEFERRED")
