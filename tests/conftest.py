@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+TIMEOUT_MS = 15_000
 
 
 @pytest.fixture(autouse=True)
@@ -12,3 +20,48 @@ def _no_login_lockout(request: pytest.FixtureRequest) -> None:
     if not request.config.pluginmanager.hasplugin("django"):
         return
     request.getfixturevalue("settings").AXES_ENABLED = False
+
+
+# End-to-end tests: one headless chromium for the whole session, shared by every
+# directory (Playwright's sync API cannot be started twice in one thread).
+# Tests that use it skip when chromium is absent (see tests/browser/conftest.py).
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            timeout=TIMEOUT_MS,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """Pages in separate contexts, so that two people are logged in at once."""
+    contexts = []
+
+    def make() -> Any:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-GB")
+        context.set_default_timeout(TIMEOUT_MS)
+        context.set_default_navigation_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -14,7 +14,7 @@ from django.contrib.auth.models import Group, Permission, User
 
 from archive.models import Person, Status
 from archive.roles import ensure_groups
-from tests.browser.conftest import CHROMIUM, browser, new_page  # noqa: F401  (fixtures)
+from tests.conftest import CHROMIUM
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,7 +41,7 @@ def _log_in(page: Any, base: str, name: str, next_path: str) -> None:
     page.wait_for_url(f"{base}{next_path}*")
 
 
-def test_two_browsers_the_second_save_is_refused_with_the_diff(live_server: Any, new_page: Any) -> None:  # noqa: F811
+def test_two_browsers_the_second_save_is_refused_with_the_diff(live_server: Any, new_page: Any) -> None:
     _skip_without_browser()
     ensure_groups(Group, Permission)
     _account("browser-first")
