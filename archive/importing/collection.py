@@ -29,7 +29,15 @@ from archive.models import Source
 from archive.text.segment import Segment, split_passages, verify_tiling
 
 from .bulk import insert_passages, record_history
-from .fixture_check import Collection, Record, check_collection, key_lookups, prepare_records, read_collection
+from .fixture_check import (
+    Collection,
+    Record,
+    StaleRecords,
+    check_collection,
+    key_lookups,
+    prepare_records,
+    read_collection,
+)
 from .source_text import passage_roles
 
 __all__ = ["LoadReport", "load_collection"]
@@ -155,7 +163,14 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
             if not records:
                 continue
             prepared = Path(tmp) / path.name
-            rows = prepare_records(records, using=using)
+            try:
+                rows = prepare_records(records, using=using)
+            except StaleRecords as exc:
+                lines = "\n".join(f"  - {p}" for p in exc.problems)
+                raise CollectionError(
+                    _("The collection in %(dir)s has %(count)s problem(s); nothing was loaded:\n%(lines)s")
+                    % {"dir": directory, "count": len(exc.problems), "lines": lines}
+                ) from exc
             # A record that found no row to update in place is new.
             new = sum(1 for row, record in zip(rows, records, strict=True) if "pk" not in row and record.pk is None)
             existed = {(apps.get_model(row["model"]), row["pk"]) for row in rows if "pk" in row}

@@ -95,6 +95,14 @@ def fixture_files(directory: str | Path) -> list[Path]:
     return sorted(Path(directory).glob(FIXTURE_GLOB), key=lambda p: p.name)
 
 
+class StaleRecords(ValueError):
+    """Records of a file older than what the database holds."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
 @dataclass(frozen=True)
 class Problem:
     file: str
@@ -550,13 +558,16 @@ def prepare_records(records: Sequence[Record], *, using: str = "default") -> lis
     does not look each of them up on its own.
     """
     now = timezone.now().isoformat()
+    stale: list[Problem] = []
     existing: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
     by_model: dict[str, list[Record]] = {}
     for record in records:
         by_model.setdefault(record.label, []).append(record)
     for label, group in by_model.items():
         model = apps.get_model(label)
-        wanted = [f for f in ("created_at", "updated_at") if any(x.name == f for x in model._meta.concrete_fields)]
+        wanted = [
+            f for f in ("created_at", "updated_at", "version") if any(x.name == f for x in model._meta.concrete_fields)
+        ]
         for key, values in _existing_rows(model, (r.key for r in group if r.key is not None), using, wanted).items():
             existing[(label, key)] = values
 
@@ -592,6 +603,17 @@ def prepare_records(records: Sequence[Record], *, using: str = "default") -> lis
         for name in ("created_at", "updated_at"):
             if name not in fields and any(f.name == name for f in model._meta.concrete_fields):
                 fields[name] = row[name].isoformat() if row else now
+        if row and "version" in row:
+            if "version" not in fields:
+                # Reloading keeps the lock version of a record, rather than resetting it to 1.
+                fields["version"] = row["version"]
+            elif int(fields["version"]) < row["version"]:
+                # An older export must not overwrite edits made since (no lost update).
+                stale.append(
+                    Problem(str(record.file), record.index, record.label, record.key_text, "version",
+                            _("the file has version %(file)s, the database already holds version %(db)s; export again")
+                            % {"file": fields["version"], "db": row["version"]})
+                )
         for name, value in list(fields.items()):
             related = _related_model(model, name)
             if related is None or value is None:
@@ -603,6 +625,8 @@ def prepare_records(records: Sequence[Record], *, using: str = "default") -> lis
         if row is not None and "pk" not in data:
             data["pk"] = row["pk"]
         out.append(data)
+    if stale:
+        raise StaleRecords(stale)
     return out
 
 
