@@ -250,16 +250,25 @@ def import_figures(run: Run) -> None:
     from archive.models import Passage, Source, SourceKind, Status
     from archive.text.segment import Segment, sha256_text
 
+    # The rows come as sources of a realistic size (SOURCE_ROWS passages each):
+    # django-import-export's default foreign-key widget loads the whole Source
+    # row, full text included, for every passage, so one giant source would
+    # make the baseline look far worse than it is. The baseline imports the
+    # first source's rows, which are also the first rows ours writes.
     corpus = synthetic.load_corpus(run.args.seed_dir)
     ours_rows = min(50_000, max(run.args.baseline_rows * 5, run.args.scale // 20))
-    texts = synthetic.passage_texts(random.Random(f"bench-import:{run.args.seed}"), corpus, "zh-Hans", ours_rows)
-    segments, offset = [], 0
-    for seq, text in enumerate(texts, start=1):
-        segments.append(Segment(seq, offset, offset + len(text), text))
-        offset += len(text) + 1
-    full_text = "\n".join(texts)
+    size = run.args.baseline_rows
+    rng = random.Random(f"bench-import:{run.args.seed}")
+    chunks: list[tuple[str, list[Segment]]] = []
+    for first in range(0, ours_rows, size):
+        texts = synthetic.passage_texts(rng, corpus, "zh-Hans", min(size, ours_rows - first))
+        segments, offset = [], 0
+        for seq, text in enumerate(texts, start=1):
+            segments.append(Segment(seq, offset, offset + len(text), text))
+            offset += len(text) + 1
+        chunks.append(("\n".join(texts), segments))
 
-    def new_source(slug: str) -> Source:
+    def new_source(slug: str, full_text: str) -> Source:
         source = Source(
             slug=slug,
             title="import benchmark",
@@ -273,18 +282,23 @@ def import_figures(run: Run) -> None:
         return source
 
     with transaction.atomic():
-        source = new_source("bench-import-ours")
-        ours_seconds = _timed(lambda: insert_passages(source, segments, reason="benchmark"))
-        assert Passage.objects.filter(source=source).count() == ours_rows
+        sources = [new_source(f"bench-import-ours-{n}", text) for n, (text, _segs) in enumerate(chunks)]
+
+        def ours_import() -> None:
+            for source, (_text, segments) in zip(sources, chunks, strict=True):
+                insert_passages(source, segments, reason="benchmark")
+
+        ours_seconds = _timed(ours_import)
+        assert Passage.objects.filter(source__in=sources).count() == ours_rows
         transaction.set_rollback(True)
 
     class PassageResource(resources.ModelResource):
         class Meta:
             model = Passage
 
-    sample = segments[: run.args.baseline_rows]
+    full_text, sample = chunks[0]
     with transaction.atomic():
-        source = new_source("bench-import-baseline")
+        source = new_source("bench-import-baseline", full_text)
         headers = ["id", "source", "seq", "text", "start", "end", "sha256", "role", "quotes"]
         dataset = tablib.Dataset(headers=headers)
         for seg in sample:
@@ -312,8 +326,9 @@ def import_figures(run: Run) -> None:
             "higher",
             target="ratio ≥ 30×",
             met=ratio >= 30,
-            notes=f"ours {ours_rows:,} rows in {ours_seconds:.2f} s; baseline the first {len(sample):,} of the "
-            f"same rows in {baseline_seconds:.2f} s; both in a transaction that is rolled back, both with history",
+            notes=f"ours {ours_rows:,} rows ({len(chunks)} sources of {size:,} passages) in {ours_seconds:.2f} s; "
+            f"baseline the first source's {len(sample):,} rows, the same, in {baseline_seconds:.2f} s; "
+            "both in a transaction that is rolled back, both with history",
         )
     )
 
