@@ -29,7 +29,7 @@ setup: venv
 run: setup
 	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-test: venv
+test: setup
 	$(BIN)/python scripts/run_tests.py
 
 # Production: gunicorn with WEB_CONCURRENCY workers (default 2 x cores + 1, at
