@@ -14,7 +14,11 @@ removes it at the end. It then
    SQL statement (`bench/baseline_app.py`) under the same gunicorn settings
    and the same loopback load, in alternating rounds;
 4. search: `archive.search.search()` for short and long terms against a
-   plain `LIKE '%term%'` scan, with the plan of our query.
+   plain `LIKE '%term%'` scan, with the plan of our query;
+5. admin: p50/p95 render time of the admin changelists of passages and
+   citations (and with `?q=江`), in-process through django.test.Client,
+   against Django's stock ModelAdmin of the same models; and the SQL queries
+   per request of every API list endpoint at page_size 5 against 50.
 
 A figure that fails prints its error and is recorded as failed; the others
 still run. Results go to `BENCHMARKS.md` (for people) and
@@ -32,6 +36,7 @@ import math
 import os
 import platform
 import random
+import re
 import signal
 import socket
 import statistics
@@ -39,6 +44,8 @@ import subprocess
 import sys
 import time
 import traceback
+import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,6 +59,7 @@ DEFAULT_SCALE = 1_000_000
 SEARCH_TERMS = ("江", "撤退", "下关", "挹江门")
 SECRET = "bench-only-secret-key-not-for-production-0123456789"
 REQUEST_TIMEOUT = 300.0
+STAGES = ["import", "api", "search", "admin"]  # the choices of --only, in the order they run
 
 
 @dataclass
@@ -574,6 +582,243 @@ def search_figures(run: Run) -> None:
             )
 
 
+# ---------------------------------------------------------------- admin
+
+
+ADMIN_USER = "bench-admin"
+ADMIN_QUERY = "江"
+STOCK_ADMIN = "bench-stock-admin"  # URL prefix and name of the stock admin site
+# The API's list endpoints; the passages of a source are added with a slug found at run time.
+API_LISTS = ("sources", "persons", "units", "locations", "events", "citations")
+
+
+@contextmanager
+def _queries() -> Iterator[list[dict[str, str]]]:
+    """Every SQL query run inside, on every database alias (the API reads may go to a replica).
+
+    The list yielded is filled when the block ends.
+    """
+    from contextlib import ExitStack
+
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    captured: list[dict[str, str]] = []
+    with ExitStack() as stack:
+        contexts = [stack.enter_context(CaptureQueriesContext(connection)) for connection in connections.all()]
+        yield captured
+    for context in contexts:
+        captured.extend(context.captured_queries)
+
+
+@contextmanager
+def _in_process() -> Iterator[None]:
+    """Settings for serving pages in this process, as the deployed site does after collectstatic.
+
+    Without DEBUG the project stores static files by manifest, which exists
+    only after `collectstatic`; the bench writes no files, so the admin's
+    `{% static %}` is served by the plain storage (a string join instead of a
+    dict lookup). The request log's line per request is muted: it would drown
+    the bench's output (its middleware still times and counts each request).
+    """
+    import logging
+
+    from django.conf import settings
+    from django.test import override_settings
+
+    plain = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    storages = {**settings.STORAGES, "staticfiles": plain}
+    request_log = logging.getLogger("archive.request")
+    level = request_log.level
+    request_log.setLevel(logging.WARNING)
+    try:
+        with override_settings(STORAGES=storages), warnings.catch_warnings():
+            # WhiteNoise warns once that STATIC_ROOT does not exist: expected, nothing is collected.
+            warnings.filterwarnings("ignore", message="No directory at")
+            yield
+    finally:
+        request_log.setLevel(level)
+
+
+def _get(client: Any, path: str) -> Any:
+    # bench runs with ALLOWED_HOSTS=127.0.0.1; the test client's default "testserver" would be refused.
+    response = client.get(path, HTTP_HOST="127.0.0.1")
+    if response.status_code != 200:
+        raise RuntimeError(f"GET {path} answered {response.status_code}")
+    return response
+
+
+def _admin_client() -> Any:
+    """A test client logged in as a superuser, created if missing (with no usable password)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user_model = get_user_model()
+    user = user_model.objects.filter(username=ADMIN_USER).first()
+    if user is None:
+        user = user_model.objects.create_superuser(ADMIN_USER, "bench@example.invalid", None)
+    client = Client()
+    # force_login skips authentication, so django-axes has no login to throttle.
+    client.force_login(user)
+    return client
+
+
+def _stock_urlconf(models: list[type]) -> Any:
+    """The project's routes plus a second admin site on which `models` have Django's stock ModelAdmin.
+
+    The stock admins keep only the project's `search_fields` (Django's own
+    icontains search over them), so that `?q=` searches on both sides;
+    everything else (list_display, ordering, paginator, full counts) is Django's
+    default. Served through the same client and middleware as the real admin.
+    """
+    import types
+
+    from django.contrib import admin
+    from django.urls import path
+
+    import config.urls
+
+    site = admin.AdminSite(name=STOCK_ADMIN)
+    for model in models:
+        fields = admin.site.get_model_admin(model).search_fields
+        site.register(model, type(f"Stock{model.__name__}Admin", (admin.ModelAdmin,), {"search_fields": fields}))
+    # A urlconf is any hashable object with `urlpatterns`; a module object needs no file.
+    urlconf = types.ModuleType("bench_stock_admin_urls")
+    urlconf.urlpatterns = [path(f"{STOCK_ADMIN}/", site.urls), *config.urls.urlpatterns]  # type: ignore[attr-defined]
+    return urlconf
+
+
+@dataclass
+class Rendered:
+    """Warm render times of one changelist (as a LoadResult), its SQL queries and rows shown."""
+
+    times: Any  # bench.load.LoadResult, imported late like the other figures do
+    queries: int
+    rows: int
+
+
+def _render(client: Any, path: str, repeat: int) -> Rendered:
+    from bench import load
+
+    _get(client, path)  # warm: templates, content types, the database's cache
+    # Queries are counted on a render of their own, so that capturing them costs no timed render.
+    with _queries() as captured:
+        response = _get(client, path)
+    times = load.LoadResult()
+    for _ in range(repeat):
+        times.latencies.append(_timed(lambda: _get(client, path)))
+    return Rendered(times, len(captured), len(response.context_data["cl"].result_list))
+
+
+def admin_figures(run: Run) -> None:
+    """Our changelists of passages and citations against Django's stock ModelAdmin of the same models."""
+    from django.test import override_settings
+
+    from archive.models import Citation, Passage
+
+    client = _admin_client()
+    repeat = run.args.admin_repeat
+    models = [Passage, Citation]
+    with override_settings(ROOT_URLCONF=_stock_urlconf(models)):
+        for model in models:
+            for query in ("", f"?q={ADMIN_QUERY}"):
+                page = f"archive/{model._meta.model_name}/{query}"
+                ours = _render(client, f"/admin/{page}", repeat)
+                stock = _render(client, f"/{STOCK_ADMIN}/{page}", repeat)
+                title = f"admin {model._meta.model_name} changelist{' ' + query if query else ''}"
+                notes = (
+                    f"{ours.queries} SQL queries for a page of {ours.rows} rows (stock: {stock.queries} for "
+                    f"{stock.rows} rows); {repeat} warm renders each through django.test.Client in-process, as a "
+                    "superuser (p95 by nearest rank); baseline: Django's stock ModelAdmin with only the same "
+                    "search_fields (icontains), on a second admin site in the same process"
+                )
+                baseline = "Django's stock admin.ModelAdmin changelist of the same model (same search_fields)"
+                for label, ms, base_ms in (
+                    ("p50", ours.times.p50, stock.times.p50),
+                    ("p95", ours.times.p95, stock.times.p95),
+                ):
+                    run.add(
+                        Figure(
+                            f"{title}: {label} latency",
+                            ms,
+                            "ms",
+                            baseline,
+                            base_ms,
+                            "lower",
+                            target="< 300 ms",
+                            met=ms < 300,
+                            notes=notes if label == "p50" else "",
+                        )
+                    )
+
+
+def _api_list_paths() -> list[str]:
+    """Every list endpoint of the API, the passages of the approved historical source with the most of them."""
+    from django.db.models import Count
+
+    from archive.models import Source, Status
+
+    source = (
+        Source.objects.filter(status=Status.APPROVED, is_fiction=False)
+        .annotate(n=Count("passages"))
+        .order_by("-n", "slug")
+        .values_list("slug", flat=True)
+        .first()
+    )
+    if source is None:
+        raise RuntimeError("no approved historical source to list the passages of")
+    paths = [f"/api/v1/{name}/" for name in API_LISTS]
+    return [*paths, f"/api/v1/sources/{source}/passages/", f"/api/v1/search/?q={ADMIN_QUERY}"]
+
+
+def _page_queries(client: Any, path: str, size: int) -> tuple[Counter[str], int]:
+    """SQL queries of one warm request of a page of `size` rows, by the table they read first; and the rows."""
+    url = f"{path}{'&' if '?' in path else '?'}page_size={size}"
+    _get(client, url)  # warm: what a process does once (content types, cached lookups) is not counted
+    with _queries() as captured:
+        response = _get(client, url)
+    tables = Counter(_first_table(query["sql"]) for query in captured)
+    return tables, len(response.json()["results"])
+
+
+def _first_table(sql: str) -> str:
+    found = re.search(r'\bFROM\s+"?(\w+)', sql)
+    return found.group(1) if found else "?"
+
+
+def api_query_figures(run: Run) -> None:
+    """The API's queries per request must not grow with the page: no query per row."""
+    from django.test import Client
+
+    client = Client()
+    for path in _api_list_paths():
+        small, small_rows = _page_queries(client, path, 5)
+        large, large_rows = _page_queries(client, path, 50)
+        notes = (
+            f"{small_rows} and {large_rows} rows; counted on every database alias with CaptureQueriesContext, "
+            "one warm request each, through django.test.Client"
+        )
+        # Name the tables whose queries grow with the page: where a query per row (or level) comes from.
+        grown = large - small
+        if grown:
+            notes += "; more queries at 50 rows, by table read: " + ", ".join(
+                f"{table} +{count}" for table, count in sorted(grown.items())
+            )
+        run.add(
+            Figure(
+                f"API queries per request: {path} (page_size 50)",
+                large.total(),
+                "queries",
+                "the same endpoint at page_size=5",
+                small.total(),
+                "lower",
+                target="equal at 5 and 50 rows",
+                met=large.total() == small.total(),
+                notes=notes,
+            )
+        )
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -582,6 +827,8 @@ def _fmt(value: float | None, unit: str) -> str:
         return "—"
     if unit == "ms":
         return f"{value:,.1f} ms"
+    if unit == "queries":
+        return f"{value:,.0f} {unit}"
     if value < 100:
         return f"{value:,.2f} {unit}"
     return f"{value:,.0f} {unit}"
@@ -719,6 +966,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--baseline-rows", type=int, default=2000, help="rows imported by django-import-export")
     parser.add_argument("--search-repeat", type=int, default=5)
+    parser.add_argument("--admin-repeat", type=int, default=7, help="warm renders of each admin page (default 7)")
     parser.add_argument("--markdown", default=str(ROOT / "BENCHMARKS.md"))
     parser.add_argument("--json", default=str(ROOT / "bench" / "results.json"))
     parser.add_argument(
@@ -727,7 +975,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         metavar="RESULTS_JSON",
         help="results of an earlier (smaller) run, shown, marked, for figures this run has not measured",
     )
-    parser.add_argument("--only", nargs="*", choices=["import", "api", "search"], help="run only these figures")
+    parser.add_argument("--only", nargs="*", choices=STAGES, help="run only these figures")
     args = parser.parse_args(argv)
     if not 8 <= args.concurrency <= 16:
         parser.error("--concurrency is kept between 8 and 16: a bounded load on a shared machine")
@@ -738,7 +986,7 @@ def measure(run: Run, url: str) -> None:
     import tempfile
 
     setup_django(url)
-    wanted = set(run.args.only or ["import", "api", "search"])
+    wanted = set(run.args.only or STAGES)
     # The figures that need no search index come first, and the report is
     # rewritten after each stage, so that a run stopped late still has them.
     with stage(run, "synthetic archive", [("generate", "passages/s", "higher")]):
@@ -758,6 +1006,14 @@ def measure(run: Run, url: str) -> None:
         finish_stage(run, "search index")
         search_figures(run)
         finish_stage(run, "search")
+    if "admin" in wanted:
+        # After the search stage: `?q=` in the admin and the API's search read the search index.
+        with _in_process():
+            with stage(run, "admin changelists", [("admin changelists", "ms", "lower")]):
+                admin_figures(run)
+            with stage(run, "API queries per request", [("API queries per request", "queries", "lower")]):
+                api_query_figures(run)
+        finish_stage(run, "admin")
     run.finished = True
 
 
