@@ -8,3 +8,8 @@ class ArchiveConfig(AppConfig):
     name = "archive"
     verbose_name = _("Archive")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from archive import fiction
+
+        fiction.connect()

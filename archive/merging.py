@@ -28,6 +28,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from simple_history.utils import bulk_update_with_history
 
+from archive import fiction
 from archive.models import (
     Citation,
     Curated,
@@ -201,4 +202,6 @@ def merge(survivor: Curated, duplicate: Curated, *, by: Any) -> Curated:
     duplicate._history_user = by  # type: ignore[attr-defined]
     duplicate._change_reason = reason  # type: ignore[attr-defined]
     duplicate.delete()
+    # The citations moved without signals; the survivor's evidence is now both records'.
+    fiction.refresh(model, [survivor.pk])
     return survivor

@@ -24,7 +24,6 @@ never counts a huge table row by row.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -33,7 +32,6 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import connections
 from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -44,7 +42,7 @@ from django.utils.translation import ngettext
 from import_export.admin import ImportExportMixin
 from simple_history.admin import SimpleHistoryAdmin
 
-from archive import curation, locking
+from archive import counting, curation, locking
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Status
 
@@ -83,32 +81,37 @@ class EstimatedCountPaginator(Paginator):
         capped = queryset[: self.threshold + 1].count()
         if capped <= self.threshold:
             return capped
-        connection = connections[queryset.db]
-        if connection.vendor != "postgresql":
-            return capped
-        estimate = self._postgres_estimate(queryset, connection)
-        return max(capped, estimate or 0)
+        return max(capped, counting.planner_estimate(queryset) or 0)
 
-    @staticmethod
-    def _postgres_estimate(queryset: QuerySet, connection: Any) -> int | None:
-        with connection.cursor() as cursor:
-            if not queryset.query.where:
-                cursor.execute(
-                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
-                    [queryset.model._meta.db_table],
-                )
-                row = cursor.fetchone()
-                return int(row[0]) if row and row[0] and row[0] > 0 else None
-            sql, params = queryset.order_by().values("pk").query.sql_with_params()
-            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
-            plan = cursor.fetchone()[0]
-            if isinstance(plan, str):
-                plan = json.loads(plan)
-            return int(plan[0]["Plan"]["Plan Rows"])
+
+class SourceListFilter(admin.SimpleListFilter):
+    """Filter by source, listing titles only: Django's own filter loads every
+    source whole, full text included (hundreds of megabytes at scale)."""
+
+    title = _("source")
+    parameter_name = "source"
+    lookup = "source_id"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[Any, str]]:
+        from archive.models import Source
+
+        return [(str(pk), title) for pk, title in Source.objects.order_by("title", "pk").values_list("pk", "title")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value is None:
+            return queryset
+        if not value.isdigit():
+            return queryset.none()  # a hand-typed value that names no source
+        return queryset.filter(**{self.lookup: int(value)})
+
+
+class PassageSourceListFilter(SourceListFilter):
+    lookup = "passage__source_id"
 
 
 class FictionalFilter(admin.SimpleListFilter):
-    """Filter on the derived `fictional` flag (annotated by `with_fictional()`)."""
+    """Filter on the stored `fictional` flag (kept by `archive.fiction`)."""
 
     title = _("fictional")
     parameter_name = "fictional"
@@ -232,21 +235,9 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
 
     formats = SPREADSHEET_FORMATS
     actions = ("submit_selected", "approve_selected", "reject_selected")
-    # Annotate the derived `fictional` flag (Source and Citation have their own).
-    annotate_fictional = True
     review_template = "archive/admin/review_action.html"
 
     # -- reading
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        queryset = super().get_queryset(request)
-        if self.annotate_fictional:
-            queryset = queryset.with_fictional()
-        return queryset
-
-    @admin.display(boolean=True, description=_("fictional"), ordering="fictional")
-    def fictional(self, obj: Any) -> bool:
-        return bool(getattr(obj, "fictional", False))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Sequence[str]:
         readonly = list(super().get_readonly_fields(request, obj))

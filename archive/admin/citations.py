@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from archive.importing.spreadsheets import CitationResource
 from archive.models import TARGET_FIELDS, Citation
 
-from .base import CuratedAdmin, EstimatedCountPaginator
+from .base import CuratedAdmin, EstimatedCountPaginator, PassageSourceListFilter
 
 
 class TargetFilter(admin.SimpleListFilter):
@@ -52,10 +52,9 @@ class FromFictionFilter(admin.SimpleListFilter):
 @admin.register(Citation)
 class CitationAdmin(CuratedAdmin):
     resource_classes = [CitationResource]
-    annotate_fictional = False
     paginator = EstimatedCountPaginator
     list_display = ("excerpt", "passage", "target", "claim", "rank", "from_fiction", "status", "modified_by")
-    list_filter = ("status", "rank", TargetFilter, FromFictionFilter, "passage__source")
+    list_filter = ("status", "rank", TargetFilter, FromFictionFilter, PassageSourceListFilter)
     list_select_related = (
         "passage__source",
         "person",
@@ -72,6 +71,10 @@ class CitationAdmin(CuratedAdmin):
     readonly_fields = ("start", "end", "slug")
     # Newest first, by the primary key: the model's order joins passage and source.
     ordering = ("-pk",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Rows name their passage and source; the source's whole text stays in the database.
+        return super().get_queryset(request).defer("passage__source__text")
 
     @admin.display(description=_("quote"))
     def excerpt(self, obj: Citation) -> str:

@@ -19,13 +19,12 @@ from django.utils.translation import gettext_lazy as _
 from archive.importing.spreadsheets import SourceResource
 from archive.models import Passage, Source
 
-from .base import AuditedAdmin, CuratedAdmin
+from .base import AuditedAdmin, CuratedAdmin, SourceListFilter
 
 
 @admin.register(Source)
 class SourceAdmin(CuratedAdmin):
     resource_classes = [SourceResource]
-    annotate_fictional = False
     list_display = (
         "title",
         "slug",
@@ -42,13 +41,17 @@ class SourceAdmin(CuratedAdmin):
     list_select_related = ("modified_by",)
     search_fields = ("title", "slug", "author")
     exclude = ("text",)
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # The full text is neither listed nor edited here.
+        return super().get_queryset(request).defer("text")
     readonly_fields = ("is_fiction", "length", "sha256", "file_name")
 
 
 @admin.register(Passage)
 class PassageAdmin(AuditedAdmin):
     list_display = ("__str__", "seq", "role", "excerpt", "quotes")
-    list_filter = ("role", "source")
+    list_filter = ("role", SourceListFilter)
     list_select_related = ("source", "quotes")
     search_fields = ("source__slug", "text")
     autocomplete_fields = ("quotes",)
@@ -56,6 +59,10 @@ class PassageAdmin(AuditedAdmin):
     readonly_fields = ("source", "seq", "text", "start", "end", "sha256")
     # The unique (source, seq) index, not a join on the source's slug.
     ordering = ("source__id", "seq")
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # Each row shows its source's title, never the source's whole text.
+        return super().get_queryset(request).defer("source__text", "quotes__text")
 
     @admin.display(description=_("text"))
     def excerpt(self, obj: Passage) -> str:

@@ -52,11 +52,39 @@ def _types(request: Request) -> list[str] | None:
     return [value for value in values if value] or None
 
 
+class SearchPagination(ArchivePagination):
+    """The archive's pages plus `count_exact`: a very common term's passages are estimated, not counted."""
+
+    count_exact = True
+
+    def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any] | None:
+        page = super().paginate_queryset(queryset, request, view)
+        self.count_exact = bool(getattr(queryset, "count_exact", True))
+        return page
+
+    def get_paginated_response(self, data: Any) -> Response:
+        response = super().get_paginated_response(data)
+        response.data = {**response.data, "count_exact": self.count_exact}
+        return response
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"]["count_exact"] = {
+            "type": "boolean",
+            "description": (
+                f"False when more than {search.EXACT_COUNT_UP_TO:,} passages match and `count` is the "
+                "database's estimate; pages past the true end are then empty."
+            ),
+        }
+        paginated["required"] = [*paginated.get("required", []), "count_exact"]
+        return paginated
+
+
 class SearchView(GenericAPIView):
     """Search names, aliases and passage text, folded (Traditional/Simplified, case, pinyin)."""
 
     serializer_class = HitSerializer
-    pagination_class = ArchivePagination
+    pagination_class = SearchPagination
     filter_backends: list[Any] = []
 
     @extend_schema(

@@ -166,7 +166,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return documents
 
     def base_queryset(self) -> QuerySet:
-        return type(self).model.objects.approved().with_fictional()
+        return type(self).model.objects.approved()
 
     def get_object(self) -> Any:
         """The record always answers; without `fiction`, its evidence follows its own nature."""

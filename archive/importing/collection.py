@@ -24,6 +24,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, models, transaction
 from django.utils.translation import gettext as _
 
+from archive import fiction
 from archive import search as search_index
 from archive.models import Source
 from archive.text.segment import Segment, split_passages, verify_tiling
@@ -156,7 +157,11 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
             _("The collection in %(dir)s has %(count)s problem(s); nothing was loaded:\n%(lines)s")
             % {"dir": directory, "count": len(problems), "lines": lines}
         )
-    with tempfile.TemporaryDirectory(prefix="collection-") as tmp, transaction.atomic(using=using):
+    with (
+        tempfile.TemporaryDirectory(prefix="collection-") as tmp,
+        transaction.atomic(using=using),
+        fiction.deferred(using),
+    ):
         for path in collection.files:
             records = collection.records.get(path, [])
             shown = str(path)

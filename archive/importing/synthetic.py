@@ -48,6 +48,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models, router, transaction
 
+from archive import fiction
 from archive.dating import NANJING
 from archive.models import (
     FICTION_KINDS,
@@ -751,6 +752,8 @@ def generate(
                     f"{done:,} / {passages:,} passages, {index + 1} sources, "
                     f"{done / elapsed:,.0f} passages/s, peak RSS {peak_rss_mib():.0f} MiB"
                 )
+        # Citations went in without signals: the fiction flags are set in one pass.
+        fiction.refresh_all(using)
     summary = writer.summary
     summary.checksum = writer.digest.hexdigest()
     summary.seconds = time.perf_counter() - started

@@ -102,6 +102,15 @@ class Citation(Curated):
     def __str__(self) -> str:
         return f"“{self.quote[:40]}” ({self.passage})"
 
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
+        instance = super().from_db(db, field_names, values)
+        # The record it was evidence for when read; `archive.fiction` refreshes both.
+        instance._loaded_targets = tuple(
+            (name, instance.__dict__.get(f"{name}_id")) for name in TARGET_FIELDS
+        )
+        return instance
+
     @property
     def target(self) -> models.Model | None:
         for name in TARGET_FIELDS:

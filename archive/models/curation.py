@@ -38,10 +38,6 @@ class CuratedQuerySet(models.QuerySet):
     def approved(self) -> CuratedQuerySet:
         return self.filter(status=Status.APPROVED)
 
-    def with_fictional(self) -> CuratedQuerySet:
-        """Annotate `fictional`, derived from the approved citations (see `fictional_expression`)."""
-        return self.annotate(fictional=fictional_expression(self.model))
-
 
 class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignore[misc]
     """Natural keys by slug, so that fixtures link records by key, not by id."""
@@ -50,17 +46,21 @@ class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignor
         return self.get(slug=slug)
 
 
-def fictional_expression(model: type[models.Model]) -> models.Expression:
-    """Fiction is a property of evidence.
+def fictional_expression(
+    model: type[models.Model], citation_model: type[models.Model] | None = None
+) -> models.Expression:
+    """Fiction is a property of evidence: the definition of `Cited.fictional`.
 
     A record is fictional when it has approved citations and all of them come
     from fiction; a person, unit or place a curator marked historical never is.
-    Computed in SQL, so the flag follows every change of citations and review.
+    `archive.fiction` stores its value on each record and keeps it current.
+    `citation_model` is given by migrations, which use historical models.
     """
-    from .citations import Citation
+    if citation_model is None:
+        from .citations import Citation as citation_model
 
     field = model._meta.model_name
-    cited = Citation.objects.filter(**{field: models.OuterRef("pk")}, status=Status.APPROVED)
+    cited = citation_model._default_manager.filter(**{field: models.OuterRef("pk")}, status=Status.APPROVED)
     expression = models.Exists(cited.filter(passage__source__is_fiction=True)) & ~models.Exists(
         cited.filter(passage__source__is_fiction=False)
     )
@@ -166,7 +166,7 @@ class Curated(NaturalKeyBySlug, models.Model):
     @classmethod
     def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
         instance = super().from_db(db, field_names, values)
-        instance._loaded_status = getattr(instance, "status", None)
+        instance._loaded_status = instance.__dict__.get("status")
         return instance
 
     # Status changes an ordinary save may make; approval and rejection are not
@@ -204,3 +204,33 @@ class Curated(NaturalKeyBySlug, models.Model):
         self._transition_allowed = True
         self.save(**kwargs)
         self._loaded_status = self.status
+
+
+class Cited(Curated):
+    """A curated record that citations are evidence for."""
+
+    # Stored, not derived per query, so that lists and counts filter on a
+    # column; `archive.fiction` recomputes it whenever its evidence changes.
+    fictional = models.BooleanField(_("fictional"), default=False, editable=False)
+
+    class Meta:
+        abstract = True
+
+    _loaded_marked_historical: bool | None = None
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        self._loaded_marked_historical = self.__dict__.get("marked_historical")
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
+        instance = super().from_db(db, field_names, values)
+        instance._loaded_marked_historical = instance.__dict__.get("marked_historical")
+        return instance
+
+    def _do_update(
+        self, base_qs: Any, using: str, pk_val: Any, values: list[Any], update_fields: Any, forced_update: bool
+    ) -> bool:
+        # A save never writes the flag: the copy in memory may be older than the evidence.
+        values = [entry for entry in values if entry[0].name != "fictional"]
+        return super()._do_update(base_qs, using, pk_val, values, update_fields, forced_update)

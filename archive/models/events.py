@@ -17,7 +17,7 @@ from simple_history.models import HistoricalRecords
 
 from archive import dating
 
-from .curation import Curated
+from .curation import Cited
 from .people import Person
 from .places import Location
 from .sources import validate_edtf
@@ -41,7 +41,7 @@ class EventKind(models.TextChoices):
     OTHER = "other", _("other")
 
 
-class Event(Curated):
+class Event(Cited):
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
     title = models.CharField(_("title"), max_length=300)
     description = models.TextField(_("description"), blank=True)
@@ -69,7 +69,7 @@ class Event(Curated):
         "self", verbose_name=_("part of"), null=True, blank=True, on_delete=models.PROTECT, related_name="children"
     )
 
-    history = HistoricalRecords(m2m_fields=[locations])
+    history = HistoricalRecords(m2m_fields=[locations], excluded_fields=["fictional"])
 
     class Meta:
         permissions = [("review_event", "Can approve or reject event records")]
@@ -134,7 +134,7 @@ class ParticipationRole(models.TextChoices):
     TARGET = "target", _("target")
 
 
-class Participation(Curated):
+class Participation(Cited):
     """A person or a unit taking part in an event, in a role."""
 
     slug = models.SlugField(_("slug"), max_length=150, unique=True)
@@ -151,7 +151,7 @@ class Participation(Curated):
     )
     note = models.CharField(_("note"), max_length=300, blank=True, help_text=_("How: e.g. escaped by boat from 煤炭港"))
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["fictional"])
 
     class Meta:
         permissions = [("review_participation", "Can approve or reject participation records")]

@@ -6,7 +6,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from .curation import Curated, Side
+from .curation import Cited, Side
 from .sources import validate_edtf
 
 
@@ -29,7 +29,7 @@ class NameKind(models.TextChoices):
     TRADITIONAL = "traditional", _("Traditional form")
 
 
-class Person(Curated):
+class Person(Cited):
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
     name = models.CharField(_("name"), max_length=200, db_index=True)
     side = models.CharField(_("side"), max_length=16, choices=Side.choices, default=Side.UNKNOWN)
@@ -42,7 +42,7 @@ class Person(Curated):
         help_text=_("A real person, even if only fiction cites them here."),
     )
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["fictional"])
 
     class Meta:
         permissions = [("review_person", "Can approve or reject person records")]

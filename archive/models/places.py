@@ -7,7 +7,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from .curation import Curated
+from .curation import Cited
 
 
 class LocationKind(models.TextChoices):
@@ -30,7 +30,7 @@ class LocationKind(models.TextChoices):
     OTHER = "other", _("other")
 
 
-class Location(Curated):
+class Location(Cited):
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
     name = models.CharField(_("name"), max_length=200, db_index=True)
     kind = models.CharField(_("kind"), max_length=16, choices=LocationKind.choices)
@@ -48,7 +48,7 @@ class Location(Curated):
     description = models.TextField(_("description"), blank=True)
     marked_historical = models.BooleanField(_("historical place"), default=False)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["fictional"])
 
     class Meta:
         permissions = [("review_location", "Can approve or reject location records")]

@@ -4,9 +4,9 @@ Passages are the one table that grows to millions of rows, and their text must
 be matched after folding (Traditional/Simplified, NFKC, case), which the
 database cannot do. So each passage gets one entry holding its folded text,
 written in Python by `archive.search.reindex` and the `rebuild_search_index`
-command. On PostgreSQL the migration adds a `grams` column (text[]: the
-character 1- and 2-grams of the folded text, computed in Python when the
-entry is written) with a GIN index, which serves one- and two-character
+command. On PostgreSQL the migrations add a `grams` column (bigint[]: the
+character 1- and 2-grams of the folded text as numbers, computed in Python
+when the entry is written, see `archive.search.keys.gram_code`) with a GIN index, which serves one- and two-character
 Chinese terms that pg_trgm cannot; the model does not declare that column so
 that the same model and migration work on SQLite, where `folded LIKE` is used.
 
@@ -32,8 +32,7 @@ class PassageSearchEntry(models.Model):
     passage = models.OneToOneField(
         Passage, verbose_name=_("passage"), primary_key=True, on_delete=models.CASCADE, related_name="search_entry"
     )
-    # No B-tree index on source: the planner would walk it per source and filter the grams,
-    # a scan under another name. Lookups go through the GIN index; sources are few.
+    # Indexed together with `seq` (Meta), the order hits are listed in.
     source = models.ForeignKey(
         Source, verbose_name=_("source"), on_delete=models.CASCADE, related_name="+", db_index=False
     )
@@ -44,6 +43,9 @@ class PassageSearchEntry(models.Model):
     class Meta:
         verbose_name = _("passage search entry")
         verbose_name_plural = _("passage search entries")
+        # Hits come in this order: PostgreSQL walks it and stops after a page
+        # for a common term; a rare one goes through the GIN index instead.
+        indexes = [models.Index(fields=["source", "seq"], name="archive_pse_source_seq")]
 
     def __str__(self) -> str:
         return f"search entry of passage {self.passage_id}"

@@ -100,6 +100,13 @@ class Source(Curated):
             ),
         ]
 
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
+        instance = super().from_db(db, field_names, values)
+        # A change of kind changes what is fiction (`archive.fiction`).
+        instance._loaded_kind = instance.__dict__.get("kind")
+        return instance
+
     def __str__(self) -> str:
         return self.title
 

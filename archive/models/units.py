@@ -9,7 +9,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from .curation import Curated, Side
+from .curation import Cited, Side
 from .people import Person, Script
 from .sources import validate_edtf
 
@@ -32,7 +32,7 @@ class Echelon(models.TextChoices):
     OTHER = "other", _("other")
 
 
-class Unit(Curated):
+class Unit(Cited):
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
     name = models.CharField(_("name"), max_length=200, db_index=True)
     echelon = models.CharField(_("echelon"), max_length=16, choices=Echelon.choices)
@@ -43,7 +43,7 @@ class Unit(Curated):
     description = models.TextField(_("description"), blank=True)
     marked_historical = models.BooleanField(_("historical unit"), default=False)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["fictional"])
 
     class Meta:
         permissions = [("review_unit", "Can approve or reject unit records")]
@@ -83,7 +83,7 @@ class UnitAlias(models.Model):
     natural_key.dependencies = ["archive.unit"]  # type: ignore[attr-defined]
 
 
-class Post(Curated):
+class Post(Cited):
     """A person's post in a unit: commander, chief of staff ..., acting or concurrent."""
 
     slug = models.SlugField(_("slug"), max_length=150, unique=True)
@@ -96,7 +96,7 @@ class Post(Curated):
     concurrent = models.BooleanField(_("concurrent (兼任)"), default=False)
     note = models.TextField(_("note"), blank=True)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["fictional"])
 
     class Meta:
         permissions = [("review_post", "Can approve or reject post records")]

@@ -27,6 +27,7 @@ from typing import Any, overload
 
 from django.db import models
 
+from archive import counting
 from archive.models import Citation, Event, Location, Passage, Person, Source, Status, Unit
 
 from .index import SearchBackendError, rebuild, reindex, stale_count, visible_entries
@@ -59,6 +60,8 @@ MAX_QUERY_LENGTH = 100
 # Curators paste whole quotes into the admin's search box.
 MAX_ADMIN_QUERY_LENGTH = 1000
 SNIPPET_CONTEXT = 30
+# Passage hits are counted exactly up to here; beyond, the planner's estimate is given.
+EXACT_COUNT_UP_TO = 5_000
 
 _API_PATHS = {
     "person": "persons",
@@ -188,13 +191,24 @@ class SearchResults(Sequence[Hit]):
         self.entries = (
             visible_entries(self.query.key, fiction=self.fiction) if "passage" in self.types else None
         )
-        self._passage_count: int | None = None
+        self._passage_count: tuple[int, bool] | None = None
+
+    def _count_passages(self) -> tuple[int, bool]:
+        if self._passage_count is None:
+            if self.entries is None:
+                self._passage_count = (0, True)
+            else:
+                self._passage_count = counting.count_or_estimate(self.entries, EXACT_COUNT_UP_TO)
+        return self._passage_count
 
     @property
     def passage_count(self) -> int:
-        if self._passage_count is None:
-            self._passage_count = 0 if self.entries is None else self.entries.count()
-        return self._passage_count
+        """Passage hits: exact up to `EXACT_COUNT_UP_TO`, the planner's estimate beyond (see `count_exact`)."""
+        return self._count_passages()[0]
+
+    @property
+    def count_exact(self) -> bool:
+        return self._count_passages()[1]
 
     def __len__(self) -> int:
         return len(self.records) + self.passage_count

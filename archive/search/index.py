@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import connections, models, transaction
-from django.db.models.functions import Collate
 
 from archive.models import Passage, PassageSearchEntry, Source, Status
 from archive.models.search import database_encoding_problem
@@ -71,7 +70,7 @@ def _write(rows: Iterable[tuple[Any, ...]], alias: str) -> int:
         with connection.cursor() as cursor, cursor.copy(
             f"COPY {TABLE} (passage_id, source_id, seq, folded, text_sha256, grams) FROM STDIN"
         ) as copy:
-            copy.set_types(["int8", "int8", "int4", "text", "text", "text[]"])
+            copy.set_types(["int8", "int8", "int4", "text", "text", "int8[]"])
             for row in rows:
                 copy.write_row(row)
                 written += 1
@@ -171,7 +170,10 @@ def rebuild(*, using: str = "default", update_only: bool = False, batch_size: in
                     # A GIN over hundreds of grams per row is built much faster with room to sort in.
                     cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
                     cursor.execute(f"CREATE INDEX {GIN_INDEX} ON {TABLE} USING gin (grams)")
+                # Fresh statistics of both tables the lookup joins: the planner's
+                # estimate is the count reported for a very common term.
                 cursor.execute(f"ANALYZE {TABLE}")
+                cursor.execute(f"ANALYZE {Source._meta.db_table}")
                 cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     return stats
 
@@ -204,7 +206,7 @@ class GramsContain(models.Expression):
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, tuple[Any, ...]]:
         alias = compiler.quote_name_unless_alias(compiler.query.get_initial_alias())
-        return f'{alias}."grams" @> %s::text[]', (self.wanted,)
+        return f'{alias}."grams" @> %s::bigint[]', (self.wanted,)
 
 
 def matching_entries(key: str, *, using: str = "default") -> models.QuerySet:
@@ -221,21 +223,19 @@ def matching_entries(key: str, *, using: str = "default") -> models.QuerySet:
 
 
 def visible_entries(key: str, *, fiction: str, using: str = "default") -> models.QuerySet:
-    """Matching entries of approved sources, by the fiction rule, in reading order."""
-    entries = matching_entries(key, using=using).filter(source__status=Status.APPROVED)
-    if fiction == "exclude":
-        entries = entries.filter(source__is_fiction=False)
-    elif fiction == "only":
-        entries = entries.filter(source__is_fiction=True)
-    return entries.order_by(source_order(using), "source_id", "seq")
+    """Matching entries of approved sources, by the fiction rule, in archive order.
 
-
-def source_order(using: str = "default") -> models.Expression:
-    """Source titles compared by code point, as Python compares them, on both engines.
-
-    A plain ORDER BY would follow the database's collation (en_US on
-    PostgreSQL, binary on SQLite). The byte order of UTF-8, which both "C" on
-    PostgreSQL and BINARY on SQLite give, is the order of code points.
+    Archive order is (source id, passage number): the order in which sources
+    entered the archive, then reading order. The entries' B-tree on exactly
+    those columns lets PostgreSQL walk it and stop at the end of the page for
+    a common term (a third of all passages contain 江), instead of sorting
+    every match; sorting by title first cost seconds at a million passages.
+    The sources are a subquery, not a join, for the same reason.
     """
-    collation = "C" if connections[using].vendor == "postgresql" else "BINARY"
-    return Collate(models.F("source__title"), collation)
+    sources = Source.objects.using(using).filter(status=Status.APPROVED)
+    if fiction == "exclude":
+        sources = sources.filter(is_fiction=False)
+    elif fiction == "only":
+        sources = sources.filter(is_fiction=True)
+    entries = matching_entries(key, using=using).filter(source_id__in=sources.values("id"))
+    return entries.order_by("source_id", "seq")

@@ -85,6 +85,8 @@ def highlight(text: str, start: int, end: int) -> str:
 
 
 def _key_span(name: str, key: str) -> tuple[int, int] | None:
+    if not key or key not in name_keys(name).key:
+        return None  # the cached key answers most names; alignment is for the few that match
     folded, origin = search_key_aligned(name)
     at = folded.find(key)
     if at < 0 or not key:
@@ -168,11 +170,11 @@ def matching(kind: Kind, queryset: models.QuerySet, query: Query) -> list[tuple[
 
 
 def fictional_flags(kind: Kind, ids: Iterable[int]) -> dict[int, bool]:
-    """The derived fictional flag of the given records (`with_fictional()`; sources by their kind)."""
+    """The fictional flag of the given records (stored; a source's follows its kind)."""
     ids = list(ids)
     if not ids:
         return {}
     if kind.type == "source":
         return dict(Source.objects.filter(pk__in=ids).values_list("pk", "is_fiction"))
     manager = kind.model._default_manager
-    return dict(manager.with_fictional().filter(pk__in=ids).values_list("pk", "fictional"))  # type: ignore[attr-defined]
+    return dict(manager.filter(pk__in=ids).values_list("pk", "fictional"))

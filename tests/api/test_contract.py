@@ -158,3 +158,17 @@ def test_unit_filter_finds_events_of_a_unit(world: World, api: ApiClient) -> Non
 
     approved(Participation(slug="army-crosses", event=world.crossing, unit=world.army74, role="participant"))
     assert [e["slug"] for e in api.json(f"{BASE}/events/", unit="army-74")["results"]] == ["crossing"]
+
+
+def test_nested_citations_are_what_their_documented_serializer_gives(world: World, api: ApiClient) -> None:
+    from rest_framework.test import APIRequestFactory
+
+    from archive import selectors
+    from archive.api.serializers import NestedCitationSerializer, nested_citation
+
+    request = APIRequestFactory().get("/api/v1/events/")
+    citations = list(selectors.citations())
+    assert citations
+    for citation in citations:
+        documented = NestedCitationSerializer(citation, context={"request": request}).data
+        assert nested_citation(citation, request) == documented

@@ -15,6 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.db import transaction
 
+from archive import fiction
 from archive.importing import synthetic
 from archive.models import (
     Citation,
@@ -113,6 +114,9 @@ def test_the_archive_has_every_kind_of_source_fiction_included_and_a_review_mix(
     assert statuses == set(Status.values)
     approved = Citation.objects.filter(status=Status.APPROVED).count()
     assert approved / Citation.objects.count() > 0.6
+    # Citations are written in bulk; the stored fiction flags still follow them.
+    assert fiction.stale() == []
+    assert any(model.objects.filter(fictional=True).exists() for model in fiction.CITED_MODELS)
 
 
 def test_records_come_at_about_one_per_twenty_passages_with_one_to_five_citations(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from archive import dating
+from archive import dating, fiction
 from archive.models import (
     Citation,
     Event,
@@ -135,7 +135,7 @@ def test_traditional_aliases() -> None:
 
 
 def test_invented_people_are_fictional_and_matsui_is_not() -> None:
-    people = {p.slug: p for p in Person.objects.with_fictional()}
+    people = {p.slug: p for p in Person.objects.all()}
     for slug in ("sun-baili", "li-congwen", "zhong-wu"):
         assert people[slug].fictional, slug
         sources = set(Citation.objects.filter(person__slug=slug).values_list("passage__source__slug", flat=True))
@@ -145,6 +145,7 @@ def test_invented_people_are_fictional_and_matsui_is_not() -> None:
     assert Person.objects.filter(name="松井石根").count() == 1
     assert not people["tang-shengzhi"].fictional
     assert not people["ye-zhao"].fictional
+    assert fiction.stale() == []  # every stored flag equals its definition after the load
 
 
 # --------------------------------------------------------------------------- units and posts
@@ -280,7 +281,7 @@ def test_novel_departure_details_are_separate_citations_on_the_historys_events()
     history = departure.citations.get(passage__source__slug=HISTORY, quote__contains="9点多")
     assert history.rank == "preferred"
     # Linked to the history, so the event is not fictional.
-    assert not Event.objects.with_fictional().get(slug="tang-departs-meitangang").fictional
+    assert not Event.objects.get(slug="tang-departs-meitangang").fictional
 
 
 def test_crossings_crush_and_breakout() -> None:
@@ -327,6 +328,6 @@ def test_who_attended_the_17_00_meeting() -> None:
 def test_alternate_history_events() -> None:
     begins = Event.objects.get(slug="althist-retreat-begins")
     assert begins.date_text == "1月22日夜11時" and begins.earliest is None
-    assert Event.objects.with_fictional().get(slug="althist-retreat-begins").fictional
+    assert Event.objects.get(slug="althist-retreat-begins").fictional
     matsui_events = Participation.objects.filter(person__slug="matsui-iwane").values_list("event__slug", flat=True)
     assert set(matsui_events) >= {"althist-matsui-orders-general-attack", "althist-matsui-turns-on-78th"}

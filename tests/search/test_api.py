@@ -26,8 +26,9 @@ def test_results_are_paginated_hits_with_absolute_urls(world: World, client: API
     response = client.get(URL, {"q": "唐生智", "page_size": 1})
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"count", "next", "previous", "results"}
+    assert set(body) == {"count", "count_exact", "next", "previous", "results"}
     assert body["count"] == len(search.search("唐生智")) == 3  # the person and two passages
+    assert body["count_exact"] is True
     assert body["previous"] is None and "page=2" in body["next"]
     [first] = body["results"]
     assert first == {

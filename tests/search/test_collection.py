@@ -37,13 +37,12 @@ def reference_passages(term: str, fiction: str = "exclude") -> list[int]:
     """Passage ids containing the folded term, by a scan in Python, in the order search gives them."""
     key = search_key(term)
     sources = {s.pk: s for s in Source.objects.filter(status=Status.APPROVED)}
-    rank = {pk: i for i, pk in enumerate(sorted(sources, key=lambda pk: (sources[pk].title, pk)))}
     rows = Passage.objects.filter(source__in=list(sources)).values_list("pk", "source_id", "seq", "text")
     kept = [
-        (rank[source_id], seq, pk) for pk, source_id, seq, text in rows
+        (source_id, seq, pk) for pk, source_id, seq, text in rows
         if key in search_key(text) and search._keep(bool(sources[source_id].is_fiction), fiction)
     ]
-    return [pk for _rank, _seq, pk in sorted(kept)]
+    return [pk for _source, _seq, pk in sorted(kept)]
 
 
 def test_engine_results_names_and_aliases(collection: None) -> None:

@@ -11,6 +11,7 @@ from django.db import connection
 from archive import search
 from archive.models import Passage, PassageSearchEntry
 from archive.models.search import database_encoding_problem
+from archive.search.keys import gram_code
 from archive.text.segment import sha256_text
 from tests.factories import source_with_text
 
@@ -28,6 +29,8 @@ def test_the_grams_index_serves_terms_of_every_length(db: Any, term: str) -> Non
         # A table this small is cheaper to scan; forbid scans to see that the index can serve the term.
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_indexscan = off")
+        # Nor may it fetch the few rows source by source through the (source, seq) index.
+        cursor.execute("SET LOCAL enable_nestloop = off")
     plan = search.explain(term)
     assert _plan_uses_index(plan), plan
     assert [hit.type for hit in search.search(term)] == ["passage"]
@@ -43,6 +46,21 @@ def test_the_planner_picks_the_index_for_a_rare_term_unprompted(db: Any) -> None
     assert [hit.title for hit in search.search("煤炭港")] == [f"{source.title} §{len(lines)}"]
 
 
+def test_a_common_term_walks_the_reading_order_and_its_count_is_estimated(db: Any) -> None:
+    lines = [f"第{i}段：部队沿江布防，等待命令。" for i in range(12000)] + ["唯有这一段写着煤炭港。"]
+    source_with_text("\n".join(lines), slug="many-lines")
+    search.rebuild()
+    plan = search.explain("江")
+    # Every passage matches: the page is read off the (source, seq) index, not sorted from all matches.
+    assert "archive_pse_source_seq" in plan and "Sort" not in plan, plan
+    common = search.find("江", types=["passage"])
+    assert common.count_exact is False
+    assert 0.8 * len(lines) <= len(common) <= 1.2 * len(lines)
+    assert [hit.title for hit in common[:2]] == ["Title many-lines §1", "Title many-lines §2"]
+    rare = search.find("煤炭港", types=["passage"])
+    assert (len(rare), rare.count_exact) == (1, True)
+
+
 def test_explain_analyze(db: Any) -> None:
     search.reindex([source_with_text("下关")])
     assert "actual time" in search.explain("下关", analyze=True)
@@ -53,7 +71,7 @@ def test_grams_are_written_with_the_entry(db: Any) -> None:
     search.reindex([source])
     with connection.cursor() as cursor:
         cursor.execute("SELECT folded, grams FROM archive_passagesearchentry")
-        assert cursor.fetchall() == [("芜湖", ["芜", "芜湖", "湖"])]
+        assert cursor.fetchall() == [("芜湖", [gram_code("芜"), gram_code("芜湖"), gram_code("湖")])]
     assert PassageSearchEntry.objects.get().text_sha256 == sha256_text("蕪湖")
 
 

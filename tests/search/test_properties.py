@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from archive import search
-from archive.search.keys import grams, normalise_query, query_grams, search_key, search_key_aligned
+from archive.search.keys import gram_code, grams, normalise_query, query_grams, search_key, search_key_aligned
 from archive.text.normalize import fold
 from tests.factories import source_with_text
 
@@ -63,3 +63,9 @@ def test_a_passage_is_found_by_any_string_it_contains(db: Any, prefix: str, need
     hit = hits[0]
     assert hit.start is not None and hit.end is not None
     assert search_key(needle) in search_key(passage.text[hit.start : hit.end])
+
+
+@given(st.characters(), st.characters(), st.characters(), st.characters())
+def test_gram_codes_of_characters_and_pairs_never_collide(a: str, b: str, c: str, d: str) -> None:
+    assert gram_code(a) < 0x110000 <= gram_code(a + b)
+    assert (gram_code(a + b) == gram_code(c + d)) == (a + b == c + d)

@@ -33,13 +33,16 @@ def test_hits_are_sorted_by_score_then_type_then_title(world: World) -> None:
     assert records == sorted(records, key=lambda hit: (hit.score, order[hit.type], hit.title))
 
 
-def test_passages_come_in_source_order(world: World) -> None:
+def test_passages_come_in_archive_order(world: World) -> None:
     passages = [hit for hit in search.search("撤退") if hit.type == "passage"]
-    # By source title as Python compares strings (code points) on every engine, then by number.
-    assert [hit.title for hit in passages] == [
-        f"{world.memoir.title} §2",
-        f"{world.history.title} §1", f"{world.history.title} §2", f"{world.history.title} §3",
+    # The order sources entered the archive, then the order of their passages.
+    by_source = sorted([world.history, world.memoir], key=lambda source: source.pk)
+    expected = [
+        f"{source.title} §{seq}"
+        for source in by_source
+        for seq in ((1, 2, 3) if source == world.history else (2,))
     ]
+    assert [hit.title for hit in passages] == expected
 
 
 def test_planted_unapproved_records_never_appear(world: World) -> None:
