@@ -179,8 +179,10 @@ class SearchResults(Sequence[Hit]):
     """The hits of a query, ranked; records are computed at once, passages fetched a page at a time.
 
     Passage hits all score 4 and come last, so a slice needs only the records
-    it overlaps and one page of passages (ordered by source title and
-    number, paged in the index table before any passage text is read).
+    it overlaps and one page of passages (in archive order: source, then
+    number; paged in the index table before any passage text is read).
+    Passage hits are counted exactly up to `EXACT_COUNT_UP_TO`; a more common
+    term reports the planner's estimate, and `count_exact` says so.
     """
 
     def __init__(self, query: str, *, fiction: str = "exclude", types: Collection[str] | None = None) -> None:
