@@ -30,6 +30,7 @@ from django.db import models
 from archive import counting
 from archive.models import Citation, Event, Location, Passage, Person, Source, Status, Unit
 
+from .citations import matching_citations
 from .index import SearchBackendError, rebuild, reindex, stale_count, visible_entries
 from .index import matching_entries as _matching_entries
 from .keys import normalise_query, search_key, search_key_aligned
@@ -314,22 +315,5 @@ def filter_queryset(queryset: models.QuerySet, query: str) -> models.QuerySet:
     if model is Passage:
         return queryset.filter(pk__in=_matching_entries(parsed.key).values("passage_id"))
     if model is Citation:
-        return queryset.filter(pk__in=_matching_citations(queryset, parsed))
+        return queryset.filter(pk__in=matching_citations(queryset, parsed, _matching_ids))
     raise TypeError(f"filter_queryset does not know how to search {model.__name__}")
-
-
-def _matching_citations(queryset: models.QuerySet, query: Query) -> list[int]:
-    """Citations whose quote or claim contains the query, or whose record's name matches it."""
-    targets = {}
-    for field in ("person", "unit", "location", "event"):
-        model = Citation._meta.get_field(field).related_model
-        cited = model._default_manager.filter(citations__in=queryset).distinct()  # type: ignore[union-attr]
-        targets[field] = set(_matching_ids(model, cited, query))  # type: ignore[arg-type]
-    ids = []
-    rows = queryset.values_list("pk", "quote", "claim", "person_id", "unit_id", "location_id", "event_id")
-    for pk, quote, claim, *target_ids in rows:
-        if query.key in search_key(quote) or query.key in search_key(claim) or any(
-            target_id in targets[field] for field, target_id in zip(targets, target_ids, strict=True)
-        ):
-            ids.append(pk)
-    return ids
