@@ -10,6 +10,7 @@ class ArchiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from archive import fiction
+        from archive import fiction, generation
 
         fiction.connect()
+        generation.connect()

@@ -162,6 +162,21 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
+# Rendered API responses, stored per process until the data changes (`archive.api.caching`).
+# The default cache serves throttling; `api` holds the pages. 0 seconds turns the store off.
+API_CACHE_SECONDS = int(os.environ.get("API_CACHE_SECONDS", "600"))
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+    "api": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache"
+        if API_CACHE_SECONDS
+        else "django.core.cache.backends.dummy.DummyCache",
+        "LOCATION": "api",
+        "TIMEOUT": API_CACHE_SECONDS or None,
+        "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("API_CACHE_ENTRIES", "500"))},
+    },
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "archive.api.errors.exception_handler",

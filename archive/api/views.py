@@ -28,7 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from archive import selectors
-from archive.api import filters, formats, serializers
+from archive.api import caching, filters, formats, serializers
 from archive.api.renderers import (
     AnnotationRenderer,
     CSLRenderer,
@@ -72,6 +72,7 @@ class ArchiveViewMixin:
     list_renderers: ClassVar[list[type[BaseRenderer]]] = []
     detail_renderers: ClassVar[list[type[BaseRenderer]]] = []
     last_modified: int | None = None
+    cache_key: str | None = None
     csv_columns: ClassVar[tuple[str, ...]] = ()
 
     action: str | None
@@ -85,6 +86,16 @@ class ArchiveViewMixin:
                 raise ValidationError({name: ["A parameter cannot contain a NUL character."]})
         if any("\x00" in str(value) for value in kwargs.values()):
             raise Http404("No record has this name.")
+        # Checked, throttled and negotiated: a stored answer may now be given instead of running the view.
+        self.cache_key = caching.key_for(request)
+        stored = caching.fetch(self.cache_key)
+        if stored is not None:
+            raise caching.CachedResponse(stored)
+
+    def handle_exception(self, exc: Exception) -> Any:
+        if isinstance(exc, caching.CachedResponse):
+            return exc.response
+        return super().handle_exception(exc)  # type: ignore[misc]
 
     def get_renderers(self) -> list[BaseRenderer]:
         if self.action == "passages":
@@ -108,15 +119,19 @@ class ArchiveViewMixin:
         response = super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
         if request.method not in ("GET", "HEAD") or response.status_code != 200:
             return response
-        patch_vary_headers(response, ["Accept"])
-        if hasattr(response, "render"):
-            response.render()
-        digest = hashlib.sha256(response.get("Content-Type", "").encode() + response.content).hexdigest()
-        etag = quote_etag(digest[:32])
-        response["ETag"] = etag
-        if self.last_modified is not None:
-            response["Last-Modified"] = http_date(self.last_modified)
-        return get_conditional_response(request, etag=etag, last_modified=self.last_modified, response=response)
+        if hasattr(response, "archive_last_modified"):  # from the cache, headers and all
+            last_modified = response.archive_last_modified
+        else:
+            patch_vary_headers(response, ["Accept"])
+            if hasattr(response, "render"):
+                response.render()
+            digest = hashlib.sha256(response.get("Content-Type", "").encode() + response.content).hexdigest()
+            response["ETag"] = quote_etag(digest[:32])
+            last_modified = self.last_modified
+            if last_modified is not None:
+                response["Last-Modified"] = http_date(last_modified)
+            caching.store(self.cache_key, response, last_modified)
+        return get_conditional_response(request, etag=response["ETag"], last_modified=last_modified, response=response)
 
     def note_last_modified(self, queryset: QuerySet | None = None, *values: dt.datetime | None) -> None:
         stamps = [_timestamp(value) for value in values if value is not None]
