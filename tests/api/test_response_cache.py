@@ -144,9 +144,7 @@ def test_nothing_is_stored_when_the_cache_is_off(settings: Any) -> None:
 
 
 def test_a_commit_by_another_connection_is_seen() -> None:
-    if (connection.vendor == "sqlite" and connection.settings_dict["NAME"] in ("", ":memory:")) or (
-        connection.vendor == "sqlite" and "mode=memory" in str(connection.settings_dict.get("TEST", {}).get("NAME"))
-    ):
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
         pytest.skip("an in-memory SQLite database has one connection")
     person = _person("tang-shengzhi", "唐生智")
     assert "唐生智" in _get(PERSONS).content.decode()
