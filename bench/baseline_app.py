@@ -26,16 +26,9 @@ import psycopg
 API = "%(base)s::text || '/api/v1/"
 
 
-def _fictional(alias: str, fk: str, historical: bool = False) -> str:
-    """Fiction is a property of evidence: approved citations, all from fiction (and no override)."""
-    cited = (
-        "SELECT 1 FROM archive_citation fc JOIN archive_passage fp ON fp.id = fc.passage_id "
-        f"JOIN archive_source fs ON fs.id = fp.source_id WHERE fc.{fk} = {alias}.id AND fc.status = 'approved'"
-    )
-    expression = f"(EXISTS ({cited} AND fs.is_fiction) AND NOT EXISTS ({cited} AND NOT fs.is_fiction)"
-    if historical:
-        expression += f" AND NOT {alias}.marked_historical"
-    return expression + ")"
+def _fictional(alias: str) -> str:
+    """Whether a record is fiction: the flag the archive stores and keeps current (`archive.fiction`)."""
+    return f"{alias}.fictional"
 
 
 def _ref(alias: str, kind: str, name: str = "name") -> str:
@@ -62,14 +55,14 @@ def _citations(alias: str, fk: str, include: str = "false") -> str:
           AND ({include} OR NOT cs.is_fiction))"""
 
 
-def _visible(alias: str, fk: str, historical: bool = False, include: str = "false") -> str:
+def _visible(alias: str, include: str = "false") -> str:
     """Approved, and not fictional unless `include` (an SQL boolean) says fiction is shown."""
-    return f"{alias}.status = 'approved' AND ({include} OR NOT {_fictional(alias, fk, historical)})"
+    return f"{alias}.status = 'approved' AND ({include} OR NOT {_fictional(alias)})"
 
 
 def _participation(event: str = "ev", include: str = "false") -> str:
     return f"""json_build_object(
-        'slug', pa.slug, 'fictional', {_fictional("pa", "participation_id")},
+        'slug', pa.slug, 'fictional', {_fictional("pa")},
         'event', {_ref(event, "events", "title")},
         'person', {_nullable_ref("pp", "persons")}, 'unit', {_nullable_ref("pu", "units")},
         'role', pa.role, 'position', pa.position, 'note', pa.note,
@@ -78,31 +71,31 @@ def _participation(event: str = "ev", include: str = "false") -> str:
 
 EVENT_DOCUMENT = f"""json_build_object(
     'url', {API}events/' || e.slug || '/', 'slug', e.slug, 'title', e.title,
-    'fictional', {_fictional("e", "event_id")}, 'kind', e.kind, 'description', e.description,
+    'fictional', {_fictional("e")}, 'kind', e.kind, 'description', e.description,
     'date_text', e.date_text, 'date', e.date, 'earliest', e.earliest, 'latest', e.latest,
     'locations', (SELECT coalesce(json_agg(json_build_object(
             'slug', l.slug, 'name', l.name, 'url', {API}locations/' || l.slug || '/',
             'parent', {_nullable_ref("lp", "locations")}) ORDER BY l.name, l.slug), '[]'::json)
         FROM archive_event_locations el JOIN archive_location l ON l.id = el.location_id
-        LEFT JOIN archive_location lp ON lp.id = l.parent_id AND {_visible("lp", "location_id", True)}
-        WHERE el.event_id = e.id AND {_visible("l", "location_id", True)}),
+        LEFT JOIN archive_location lp ON lp.id = l.parent_id AND {_visible("lp")}
+        WHERE el.event_id = e.id AND {_visible("l")}),
     'parent', (SELECT {_ref("pe", "events", "title")} FROM archive_event pe
-        WHERE pe.id = e.parent_id AND {_visible("pe", "event_id")}),
+        WHERE pe.id = e.parent_id AND {_visible("pe")}),
     'children', (SELECT coalesce(json_agg({_ref("ce", "events", "title")}
             ORDER BY ce.earliest ASC NULLS LAST, ce.latest ASC NULLS LAST, ce.slug), '[]'::json)
-        FROM archive_event ce WHERE ce.parent_id = e.id AND {_visible("ce", "event_id")}),
+        FROM archive_event ce WHERE ce.parent_id = e.id AND {_visible("ce")}),
     'participations', (SELECT coalesce(json_agg({_participation("e")} ORDER BY pa.position, pa.id), '[]'::json)
         FROM archive_participation pa
         LEFT JOIN archive_person pp ON pp.id = pa.person_id AND pp.status = 'approved'
         LEFT JOIN archive_unit pu ON pu.id = pa.unit_id AND pu.status = 'approved'
         WHERE pa.event_id = e.id AND (pp.id IS NOT NULL OR pu.id IS NOT NULL)
-          AND {_visible("pa", "participation_id")}),
+          AND {_visible("pa")}),
     'citations', {_citations("e", "event_id")})"""
 
 # Paginate in an inner query: beside correlated subqueries, LIMIT/OFFSET on
 # the outer one would evaluate them for every skipped row.
 EVENTS = f"""WITH visible AS (
-        SELECT e.id, e.earliest, e.latest, e.slug FROM archive_event e WHERE {_visible("e", "event_id")}
+        SELECT e.id, e.earliest, e.latest, e.slug FROM archive_event e WHERE {_visible("e")}
     ), page AS (
         SELECT * FROM visible ORDER BY earliest ASC NULLS LAST, latest ASC NULLS LAST, slug
         LIMIT %(limit)s OFFSET %(offset)s
@@ -127,22 +120,22 @@ PERSON = f"""SELECT json_build_object(
     'names', (SELECT coalesce(json_agg(json_build_object('name', n.name, 'kind', n.kind, 'script', n.script,
             'note', n.note) ORDER BY n.id), '[]'::json) FROM archive_personname n WHERE n.person_id = p.id),
     'posts', (SELECT coalesce(json_agg(json_build_object(
-            'slug', po.slug, 'fictional', {_fictional("po", "post_id")},
+            'slug', po.slug, 'fictional', {_fictional("po")},
             'person', {_ref("p", "persons")}, 'unit', {_ref("u", "units")}, 'title', po.title,
             'date_from', po.date_from, 'date_to', po.date_to, 'acting', po.acting, 'concurrent', po.concurrent,
             'note', po.note, 'citations', {_citations("po", "post_id", _SHOWN)})
             ORDER BY u.name, u.slug, po.title, po.slug), '[]'::json)
         FROM archive_post po JOIN archive_unit u ON u.id = po.unit_id AND u.status = 'approved'
-        WHERE po.person_id = p.id AND {_visible("po", "post_id", include=_SHOWN)}),
+        WHERE po.person_id = p.id AND {_visible("po", include=_SHOWN)}),
     'participations', (SELECT coalesce(json_agg({_participation("ev", _SHOWN)}
             ORDER BY ev.earliest ASC NULLS LAST, ev.slug, pa.id), '[]'::json)
         FROM archive_participation pa JOIN archive_event ev ON ev.id = pa.event_id
         JOIN archive_person pp ON pp.id = pa.person_id
         LEFT JOIN archive_unit pu ON pu.id = pa.unit_id AND pu.status = 'approved'
-        WHERE pa.person_id = p.id AND {_visible("pa", "participation_id", include=_SHOWN)}
-          AND {_visible("ev", "event_id", include=_SHOWN)}),
+        WHERE pa.person_id = p.id AND {_visible("pa", include=_SHOWN)}
+          AND {_visible("ev", include=_SHOWN)}),
     'citations', {_citations("p", "person_id", _SHOWN)})::text
-FROM archive_person p CROSS JOIN LATERAL (SELECT {_fictional("p", "person_id", True)} AS fictional) f
+FROM archive_person p CROSS JOIN LATERAL (SELECT {_fictional("p")} AS fictional) f
 WHERE p.slug = %(slug)s AND p.status = 'approved'"""
 
 _PERSON_PATH = re.compile(r"^/api/v1/persons/([^/]+)/$")
