@@ -465,7 +465,8 @@ def api_figures(run: Run, url: str, log_dir: Path) -> None:
             if probe * len(paths) / workers > run.args.api_seconds:
                 paths = paths[: max(run.args.concurrency, int(run.args.api_seconds * workers / probe))]
             rounds = max(1, min(4, len(paths) // run.args.concurrency))
-            warm = paths[: max(4 * workers, 20)] if probe < 1 else paths[:workers]
+            # Each distinct path twice per worker: every worker has built (or stored) each document once.
+            warm = list(dict.fromkeys(paths)) * (2 * workers)
             for port in servers.values():
                 load.drive(port, warm, run.args.concurrency, run.args.api_seconds / 4)
             measured = {name: load.LoadResult() for name in servers}
