@@ -6,9 +6,10 @@ query is compared with the toneless pinyin of names (`tang shengzhi`), and a
 Chinese one with their sound too (周澜 finds 周斓). Terms of one or two
 characters match inside passages, since Chinese has no spaces.
 
-Records (persons, units, places, events, sources) are few and matched on the
-fly (`records`); passages are many and looked up in an index (`index`) with
-an engine-specific technique behind one function. Public results contain
+Records (persons, units, places, events, sources) are matched in Python
+(`records`) against an in-memory snapshot of the approved ones that is
+rebuilt when the data changes (`snapshot`); passages are many and looked up
+in an index (`index`) with an engine-specific technique behind one function. Public results contain
 only approved records and passages of approved sources; fiction follows the
 `fiction` parameter. `filter_queryset` serves the admin's search boxes and
 does not filter by status, because curators must find drafts.
@@ -28,14 +29,15 @@ from typing import Any, overload
 from django.db import models
 
 from archive import counting
-from archive.models import Citation, Event, Location, Passage, Person, Source, Status, Unit
+from archive.models import Citation, Event, Location, Passage, Person, Source, Unit
 
 from .citations import matching_citations
-from .index import SearchBackendError, rebuild, reindex, stale_count, visible_entries
+from .index import SearchBackendError, estimate_visible, ordered_walk, rebuild, reindex, stale_count, visible_entries
 from .index import matching_entries as _matching_entries
 from .keys import normalise_query, search_key, search_key_aligned
-from .records import KINDS, SCORE_PASSAGE, Query, fictional_flags, match_candidate, matching
+from .records import KINDS, SCORE_PASSAGE, Query, match_candidate
 from .records import candidates as _candidates
+from .snapshot import snapshots
 
 __all__ = [
     "FICTION_CHOICES",
@@ -61,7 +63,7 @@ MAX_QUERY_LENGTH = 100
 # Curators paste whole quotes into the admin's search box.
 MAX_ADMIN_QUERY_LENGTH = 1000
 SNIPPET_CONTEXT = 30
-# Passage hits are counted exactly up to here; beyond, the planner's estimate is given.
+# Passage hits are counted exactly up to here; beyond, an estimate is given.
 EXACT_COUNT_UP_TO = 5_000
 
 _API_PATHS = {
@@ -142,14 +144,8 @@ def _keep(fictional: bool, fiction: str) -> bool:
 
 def _record_hits(query: Query, types: tuple[str, ...], fiction: str) -> list[Hit]:
     hits: list[Hit] = []
-    for type_ in types:
-        kind = KINDS.get(type_)
-        if kind is None:
-            continue
-        found = matching(kind, kind.model._default_manager.filter(status=Status.APPROVED), query)
-        flags = fictional_flags(kind, (candidate.pk for candidate, _ in found))
-        for candidate, match in found:
-            fictional = bool(flags.get(candidate.pk, False))
+    for type_, snapshot in snapshots(types).items():
+        for candidate, match, fictional in snapshot.matching(query):
             if _keep(fictional, fiction):
                 hits.append(Hit(type_, candidate.pk, candidate.slug, candidate.title, match.matched, match.snippet,
                                 None, None, match.score, fictional))
@@ -183,7 +179,8 @@ class SearchResults(Sequence[Hit]):
     it overlaps and one page of passages (in archive order: source, then
     number; paged in the index table before any passage text is read).
     Passage hits are counted exactly up to `EXACT_COUNT_UP_TO`; a more common
-    term reports the planner's estimate, and `count_exact` says so.
+    term reports an estimate, and `count_exact` says so. Its page is then
+    read by walking the archive order (`index.ordered_walk`).
     """
 
     def __init__(self, query: str, *, fiction: str = "exclude", types: Collection[str] | None = None) -> None:
@@ -201,7 +198,10 @@ class SearchResults(Sequence[Hit]):
             if self.entries is None:
                 self._passage_count = (0, True)
             else:
-                self._passage_count = counting.count_or_estimate(self.entries, EXACT_COUNT_UP_TO)
+                key, fiction, db = self.query.key, self.fiction, self.entries.db
+                self._passage_count = counting.count_or_estimate(
+                    self.entries, EXACT_COUNT_UP_TO, lambda: estimate_visible(key, fiction=fiction, using=db)
+                )
         return self._passage_count
 
     @property
@@ -236,7 +236,12 @@ class SearchResults(Sequence[Hit]):
         if self.entries is None or stop <= len(self.records):
             return hits
         first, last = max(0, start - len(self.records)), stop - len(self.records)
-        ids = list(self.entries.values_list("passage_id", flat=True)[first:last])
+        page = self.entries.values_list("passage_id", flat=True)[first:last]
+        if self.count_exact:  # few hits: found through the grams index, then sorted
+            ids = list(page)
+        else:
+            with ordered_walk(self.entries.db):
+                ids = list(page)
         return hits + self._passage_hits(ids)
 
     def _passage_hits(self, ids: list[int]) -> list[Hit]:
@@ -270,12 +275,15 @@ def search(query: str, *, fiction: str = "exclude", types: Collection[str] | Non
 
 
 def explain(query: str, *, fiction: str = "exclude", analyze: bool = False, page_size: int = 50) -> str:
-    """The plan of the passage lookup for `query` (its first page) on the current database."""
-    key = Query.of(clean_query(query)).key
-    entries = visible_entries(key, fiction=clean_fiction(fiction))
-    page = entries.values_list("passage_id", flat=True)[:page_size]
+    """The plan of the passage lookup for `query` (its first page) on the current database, as `find` runs it."""
+    results = find(query, fiction=fiction, types=["passage"])
+    assert results.entries is not None
+    page = results.entries.values_list("passage_id", flat=True)[:page_size]
     options: dict[str, Any] = {"analyze": True} if analyze else {}
-    return page.explain(**options)
+    if results.count_exact:
+        return page.explain(**options)
+    with ordered_walk(results.entries.db):
+        return page.explain(**options)
 
 
 def index_record(record: Any) -> int:

@@ -1,14 +1,14 @@
-"""Matching the small tables (persons, units, places, events, sources) on the fly.
+"""Matching the small tables (persons, units, places, events, sources) in Python.
 
-These tables hold a few thousand rows, so their names and aliases are read
-and compared in Python on every search, with the keys of each distinct name
-cached. Nothing has to be reindexed when a curator renames a record or adds
-an alias, and the comparison is the same code on every engine.
+Their names and aliases are compared here, with the keys of each distinct
+name cached, so the comparison is the same code on every engine. Public
+search holds the approved records in memory (`snapshot`, rebuilt when the
+data changes) and runs `match_candidate` only on those that can match; the
+admin's boxes read the queryset they are given (`candidates`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
 
@@ -158,23 +158,3 @@ def candidates(kind: Kind, queryset: models.QuerySet) -> list[Candidate]:
             if candidate is not None and name != candidate.title:
                 candidate.aliases.append(name)
     return list(found.values())
-
-
-def matching(kind: Kind, queryset: models.QuerySet, query: Query) -> list[tuple[Candidate, Match]]:
-    results = []
-    for candidate in candidates(kind, queryset):
-        found = match_candidate(candidate, query, kind)
-        if found is not None:
-            results.append((candidate, found))
-    return results
-
-
-def fictional_flags(kind: Kind, ids: Iterable[int]) -> dict[int, bool]:
-    """The fictional flag of the given records (stored; a source's follows its kind)."""
-    ids = list(ids)
-    if not ids:
-        return {}
-    if kind.type == "source":
-        return dict(Source.objects.filter(pk__in=ids).values_list("pk", "is_fiction"))
-    manager = kind.model._default_manager
-    return dict(manager.filter(pk__in=ids).values_list("pk", "fictional"))
