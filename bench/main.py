@@ -56,7 +56,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DEFAULT_SCALE = 1_000_000
-SEARCH_TERMS = ("江", "撤退", "下关", "挹江门")
+# One, two, three and four characters (教导总队, the Training Division, occurs in the seeds), and pinyin.
+SEARCH_TERMS = ("江", "撤退", "下关", "挹江门", "教导总队", "xiaguan")
+# The name and title columns a plain admin search (icontains) would scan: the baseline of a pinyin query.
+NAME_COLUMNS = (
+    ("archive_person", "name"), ("archive_personname", "name"), ("archive_unit", "name"),
+    ("archive_unitalias", "name"), ("archive_location", "name"), ("archive_locationalias", "name"),
+    ("archive_event", "title"), ("archive_source", "title"),
+)
 SECRET = "bench-only-secret-key-not-for-production-0123456789"
 REQUEST_TIMEOUT = 300.0
 STAGES = ["import", "api", "search", "admin"]  # the choices of --only, in the order they run
@@ -560,9 +567,49 @@ def _median_ms(function: Callable[[], Any], repeat: int) -> float:
     return statistics.median(_timed(function) for _ in range(repeat)) * 1000
 
 
-def search_figures(run: Run) -> None:
+def _uses_entry_index(plan: str) -> bool:
+    """The plan reads the passage search entries through one of their indexes, never a sequential scan.
+
+    A rare term is found through the grams GIN index; a common one by walking
+    the (source, seq) B-tree in archive order and stopping after the page.
+    """
+    table = "archive_passagesearchentry"
+    indexed = "archive_pse_grams_gin" in plan or "archive_pse_source_seq" in plan
+    return indexed and f"Seq Scan on {table}" not in plan
+
+
+def _like_baseline(term: str) -> tuple[Callable[[], None], str, int]:
+    """The plain scan a query is compared with, its description, and how many rows it matches."""
     from django.db import connection
 
+    from archive.search.keys import is_latin_query
+
+    if is_latin_query(term):
+        # No LIKE on the text finds pinyin; the nearest plain scan is icontains over every name column.
+        union = " UNION ALL ".join(
+            f"SELECT id, {column} AS name FROM {table} WHERE {column} ILIKE %s" for table, column in NAME_COLUMNS
+        )
+        params = [f"%{term}%"] * len(NAME_COLUMNS)
+        description = "ILIKE '%term%' over every name and title column (count + first 20)"
+    else:
+        union = "SELECT id, text FROM archive_passage WHERE text LIKE %s"
+        params = [f"%{term}%"]
+        description = "LIKE '%term%' sequential scan of passage text (count + first 20)"
+
+    def baseline() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM ({union}) found", params)
+            cursor.fetchone()
+            cursor.execute(f"SELECT * FROM ({union}) found ORDER BY id LIMIT 20", params)
+            cursor.fetchall()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM ({union}) found", params)
+        matching = cursor.fetchone()[0]
+    return baseline, description, matching
+
+
+def search_figures(run: Run) -> None:
     from archive import search
 
     for term in SEARCH_TERMS:
@@ -574,38 +621,33 @@ def search_figures(run: Run) -> None:
                 plan = f"(explain failed: {type(error).__name__}: {error})"
             run.plans[term] = plan
             print(plan, flush=True)
-            uses_index = "archive_pse_grams_gin" in plan
+            uses_index = _uses_entry_index(plan)
 
             def ours(term: str = term) -> None:
                 hits = search.search(term, limit=20)
                 len(hits)
 
-            def baseline(term: str = term) -> None:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT count(*) FROM archive_passage WHERE text LIKE %s", [f"%{term}%"])
-                    cursor.fetchone()
-                    cursor.execute(
-                        "SELECT id, text FROM archive_passage WHERE text LIKE %s ORDER BY id LIMIT 20", [f"%{term}%"]
-                    )
-                    cursor.fetchall()
-
+            baseline, description, matching = _like_baseline(term)
             ours_ms = _median_ms(ours, run.args.search_repeat)
             baseline_ms = _median_ms(baseline, run.args.search_repeat)
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT count(*) FROM archive_passage WHERE text LIKE %s", [f"%{term}%"])
-                matching = cursor.fetchone()[0]
+            found = search.find(term)
+            what = "names contain it" if "name" in description else "passages contain it"
             run.add(
                 Figure(
                     f"search “{term}”: latency (first 20 hits and the count)",
                     ours_ms,
                     "ms",
-                    "LIKE '%term%' sequential scan of passage text (count + first 20)",
+                    description,
                     baseline_ms,
                     "lower",
-                    target="ratio < 1, plan uses the index",
-                    met=ours_ms < baseline_ms and uses_index,
-                    notes=f"{matching:,} passages contain it; median of {run.args.search_repeat} warm runs; "
-                    f"the plan {'uses' if uses_index else 'does NOT use'} the grams GIN index",
+                    target="ratio < 1 and < 100 ms, plan uses an index of the entries",
+                    met=ours_ms < baseline_ms and ours_ms < 100 and uses_index,
+                    notes=f"{matching:,} {what} (the baseline's rows); search finds {len(found.records):,} records "
+                    f"and {'' if found.count_exact else '≈'}{found.passage_count:,} visible passages; "
+                    f"median of {run.args.search_repeat} warm runs; the plan "
+                    f"{'reads' if uses_index else 'does NOT read'} the passage search entries through an index "
+                    "(the grams GIN for a rare term, the (source, seq) B-tree walked in order for a common one), "
+                    "no sequential scan of them",
                 )
             )
 
