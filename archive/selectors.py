@@ -39,6 +39,7 @@ from archive.models import (
     Status,
     Unit,
 )
+from archive.models.citations import TARGET_FIELDS
 
 APPROVED = Status.APPROVED
 
@@ -141,7 +142,12 @@ def _nested_citations() -> QuerySet[Citation]:
     return (
         Citation.objects.filter(_approved() & _approved("passage__source__"))
         .select_related("passage__source")
-        .defer("passage__source__text")
+        # What a nested citation shows, and the keys the prefetch matches on: nothing else is read.
+        .only(
+            "id", "quote", "claim", "rank", "passage__id", "passage__seq",
+            "passage__source__id", "passage__source__slug", "passage__source__title",
+            *(f"{target}_id" for target in TARGET_FIELDS),
+        )
         .order_by("passage__source__slug", "passage__seq", "start", "id")
     )
 
