@@ -14,7 +14,6 @@ are shared by the review queue and the side-by-side accounts.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -412,17 +411,6 @@ def target_search(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"results": results})
 
 
-def _citation_slug(passage: Passage, start: int, quote: str, target_type: str, target_pk: Any) -> str:
-    base = f"{passage.source.slug}-{passage.seq}"
-    seed = f"{passage.pk}:{start}:{quote}:{target_type}:{target_pk}"
-    for attempt in range(100):
-        digest = hashlib.sha256(f"{seed}:{attempt}".encode()).hexdigest()[:8]
-        slug = f"{base}-{digest}"
-        if not Citation.objects.filter(slug=slug).exists():
-            return slug
-    raise ValidationError(_("Could not name the citation; try again."))
-
-
 @transaction.atomic
 def citation_create(
     *,
@@ -452,7 +440,8 @@ def citation_create(
         modified_by=by,
         **{target_type: target},
     )
-    citation.slug = _citation_slug(passage, start, quote, target_type, target.pk)
+    # Named before validation, so full_clean() checks the slug like every other field.
+    citation.slug = citation.free_slug()
     citation.full_clean()
     citation._change_reason = "cited in the source reader"  # type: ignore[attr-defined]
     citation.save()

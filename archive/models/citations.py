@@ -184,11 +184,11 @@ class Citation(Curated):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.slug and self.passage_id:
-            self.slug = self._free_slug()
+            self.slug = self.free_slug()
         super().save(*args, **kwargs)
 
-    def _free_slug(self) -> str:
-        """`<source>-<seq>-<digest>`; the same words may be evidence for several records."""
+    def free_slug(self) -> str:
+        """`<source>-<seq>-<digest>`, not yet taken; the same words may be evidence for several records."""
         target = self.target_field
         base = f"{self.passage_id}:{self.start}:{self.end}:{target}:{getattr(self, f'{target}_id', None)}"
         for attempt in range(100):
@@ -196,4 +196,4 @@ class Citation(Curated):
             slug = f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
             if not Citation.objects.filter(slug=slug).exists():
                 return slug
-        raise ValueError("no free citation slug")
+        raise ValidationError(_("Could not name the citation; try again."))
