@@ -43,8 +43,9 @@ def test_a_common_term_gives_the_same_page_as_a_rare_one(many: int, monkeypatch:
     monkeypatch.setattr(search, "EXACT_COUNT_UP_TO", 3)
     results = search.find("挹江门")
     assert results.count_exact is (connection.vendor != "postgresql")
-    assert results[:25] == exact
     assert len(results) >= 4
+    shown = min(len(results), 25)  # an estimate bounds the pages, as it does in the API
+    assert results[:shown] == exact[:shown]
 
 
 @postgres_only
