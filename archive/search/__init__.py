@@ -35,8 +35,7 @@ from .citations import matching_citations
 from .index import SearchBackendError, estimate_visible, ordered_walk, rebuild, reindex, stale_count, visible_entries
 from .index import matching_entries as _matching_entries
 from .keys import normalise_query, search_key, search_key_aligned
-from .records import KINDS, SCORE_PASSAGE, Query, match_candidate
-from .records import candidates as _candidates
+from .records import KINDS, SCORE_PASSAGE, Query
 from .snapshot import snapshots
 
 __all__ = [
@@ -304,8 +303,14 @@ _ADMIN_KINDS: dict[type[models.Model], str] = {
 
 
 def _matching_ids(model: type[models.Model], queryset: models.QuerySet, query: Query) -> list[int]:
+    """The ids of the records of `model`, of any status, whose names match; callers keep those of `queryset`.
+
+    Looked up in the snapshot of every status, not by reading `queryset`:
+    a filter by `pk__in` gives the same records without a scan of the names.
+    """
     kind = KINDS[_ADMIN_KINDS[model]]
-    return [candidate.pk for candidate in _candidates(kind, queryset) if match_candidate(candidate, query, kind)]
+    found = snapshots([kind.type], every_status=True)[kind.type].matching(query)
+    return [record.pk for record, _match, _fictional in found]
 
 
 def filter_queryset(queryset: models.QuerySet, query: str) -> models.QuerySet:

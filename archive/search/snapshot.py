@@ -202,28 +202,36 @@ class _Stored:
     snapshot: Snapshot
 
 
-# (database alias, kind) -> the last snapshot built
-_snapshots: dict[tuple[str, str], _Stored] = {}
+# (database alias, kind, every status?) -> the last snapshot built
+_snapshots: dict[tuple[str, str, bool], _Stored] = {}
 
 
 def approved(kind: Kind) -> models.QuerySet:
     return kind.model._default_manager.filter(status=Status.APPROVED)
 
 
-def snapshots(types: Iterable[str]) -> dict[str, Snapshot]:
-    """The current snapshot of each record kind among `types`, rebuilt where its data changed."""
+def _records(kind: Kind, every_status: bool) -> models.QuerySet:
+    return kind.model._default_manager.all() if every_status else approved(kind)
+
+
+def snapshots(types: Iterable[str], *, every_status: bool = False) -> dict[str, Snapshot]:
+    """The current snapshot of each record kind among `types`, rebuilt where its data changed.
+
+    Approved records only (the public search), or with `every_status` all of
+    them (the admin's search boxes, where curators look for drafts).
+    """
     by_alias: dict[str, list[Kind]] = {}
     for type_ in types:
         if type_ in KINDS:
             kind = KINDS[type_]
-            by_alias.setdefault(approved(kind).db, []).append(kind)
+            by_alias.setdefault(_records(kind, every_status).db, []).append(kind)
     result: dict[str, Snapshot] = {}
     for alias, kinds in by_alias.items():
         # Read before the data, so a snapshot is never stored under a state newer than its own.
         token = generation.current(alias)
         stale = []
         for kind in kinds:
-            stored = _snapshots.get((alias, kind.type))
+            stored = _snapshots.get((alias, kind.type, every_status))
             if stored is not None and token is not None and stored.generation == token:
                 result[kind.type] = stored.snapshot
             else:
@@ -232,20 +240,21 @@ def snapshots(types: Iterable[str]) -> dict[str, Snapshot]:
             with _lock:  # one build at a time: concurrent requests would only repeat it
                 marks = fingerprints(stale, alias)
                 for kind in stale:
-                    result[kind.type] = _refresh(kind, alias, token, marks.get(kind.type))
+                    result[kind.type] = _refresh(kind, alias, token, marks.get(kind.type), every_status)
     return result
 
 
-def _refresh(kind: Kind, alias: str, token: str | None, mark: str | None) -> Snapshot:
-    stored = _snapshots.get((alias, kind.type))
+def _refresh(kind: Kind, alias: str, token: str | None, mark: str | None, every_status: bool) -> Snapshot:
+    stored = _snapshots.get((alias, kind.type, every_status))
     if stored is not None and mark is not None and stored.fingerprint == mark:
         snapshot = stored.snapshot  # something else was written: this kind is unchanged
     else:
-        snapshot = Snapshot.build(kind, approved(kind).using(alias))
-    # A transaction's own writes are in its fingerprint (their xmin is its id), so a snapshot
-    # built inside one may be kept under it; with neither key it is not kept.
-    if token is not None or mark is not None:
-        _snapshots[(alias, kind.type)] = _Stored(token, mark, snapshot)
+        snapshot = Snapshot.build(kind, _records(kind, every_status).using(alias))
+    # Only a snapshot of committed data is kept. Inside a transaction (no token) a second
+    # write to a row the transaction already wrote leaves its xmin, so the fingerprint
+    # could not tell; there a kind is reused only if unchanged since a committed state.
+    if token is not None:
+        _snapshots[(alias, kind.type, every_status)] = _Stored(token, mark, snapshot)
     return snapshot
 
 

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from archive import search
-from archive.models import Citation, Location, LocationAlias, Person, PersonName, Status, Unit
+from archive.models import Location, LocationAlias, Person, PersonName, Status, Unit
 from archive.search import snapshot
 from archive.search.records import KINDS, Query, candidates, match_candidate
 from tests.factories import approved, cite
@@ -107,13 +107,25 @@ def test_a_warm_search_of_records_reads_only_the_generation() -> None:
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the fingerprint of a kind's tables is PostgreSQL's")
-def test_writes_to_other_tables_do_not_rebuild_a_kind(world: World) -> None:
-    first = snapshot.snapshots(["person", "location"])
-    Citation.objects.filter(pk__in=Citation.objects.values("pk")[:1]).update(claim="changed")
-    approved(Location(slug="taipingmen", name="太平门", kind="gate"))
-    second = snapshot.snapshots(["person", "location"])
+@pytest.mark.django_db(transaction=True)
+def test_writes_to_other_tables_do_not_rebuild_a_kind() -> None:
+    """Committed writes, since inside a transaction nothing is kept."""
+    Person.objects.create(slug="tang-shengzhi", name="唐生智", status=Status.DRAFT)
+    Location.objects.create(slug="xiaguan", name="下关", kind="district", status=Status.DRAFT)
+    snapshot.clear()
+    first = snapshot.snapshots(["person", "location"], every_status=True)
+    Unit.objects.create(slug="army-74", name="第七十四军", echelon="army", status=Status.DRAFT)
+    Location.objects.create(slug="taipingmen", name="太平门", kind="gate", status=Status.DRAFT)
+    second = snapshot.snapshots(["person", "location"], every_status=True)
     assert second["person"] is first["person"]
     assert second["location"] is not first["location"]
+    assert [record.slug for record, _m, _f in second["location"].matching(Query.of("太平门"))] == ["taipingmen"]
+
+
+def test_a_snapshot_built_inside_a_transaction_is_not_kept(world: World) -> None:
+    snapshot.clear()
+    snapshot.snapshots(["person"])
+    assert snapshot._snapshots == {}
 
 
 def test_a_snapshot_is_not_kept_without_a_generation(world: World, monkeypatch: Any) -> None:
@@ -122,3 +134,13 @@ def test_a_snapshot_is_not_kept_without_a_generation(world: World, monkeypatch: 
     snapshot.clear()
     assert ("person", "zhou-lan") in keys_of(search.search("周斓"))
     assert snapshot._snapshots == {}
+
+
+def test_the_admin_search_finds_drafts_and_keeps_to_its_queryset(world: World) -> None:
+    draft = Person.objects.create(slug="draft-person", name="草稿人", status=Status.DRAFT)
+    assert list(search.filter_queryset(Person.objects.all(), "草稿人")) == [draft]
+    assert search.search("草稿人", types=["person"]) == []  # the public search sees approved records only
+    assert not search.filter_queryset(Person.objects.filter(status=Status.APPROVED), "草稿人").exists()
+    Person.objects.filter(pk=draft.pk).update(name="新名字")
+    assert not search.filter_queryset(Person.objects.all(), "草稿人").exists()
+    assert list(search.filter_queryset(Person.objects.all(), "新名字")) == [draft]
