@@ -168,3 +168,18 @@ def test_a_directory_that_is_not_an_export_is_not_replaced(tmp_path: Path) -> No
         run("export_collection", str(target))
     assert (target / "todo.txt").read_text(encoding="utf-8") == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
+
+
+def test_derived_columns_are_not_exported_and_are_derived_again(filled: None, tmp_path: Path) -> None:
+    from archive import search
+
+    target = tmp_path / "export"
+    run("export_collection", str(target))
+    written = "".join(path.read_text(encoding="utf-8") for path in sorted(target.rglob("*.json")))
+    assert "\"archive.citation\"" in written
+    assert '"folded"' not in written and '"fictional"' not in written
+    _wipe()
+    run("load_collection", "--dir", str(target))
+    citation = Citation.objects.order_by("pk").first()
+    assert citation is not None
+    assert citation in search.filter_queryset(Citation.objects.all(), citation.quote)
