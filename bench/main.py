@@ -940,6 +940,34 @@ def _supplement(run: Run) -> list[Figure]:
     return carried
 
 
+# What bounds each group of figures, as profiling on this kind of machine showed (2 cores
+# shared by the servers, the load generator and PostgreSQL).
+LIMITS = [
+    ("import", "the database's write path: COPY into the passage, search and history tables and their "
+     "indexes; on the Python side, building the rows. The baseline is bound by a save() and a history "
+     "row per record."),
+    ("API events page (page_size=50), response cache off", "CPU of Python: the ORM builds about 700 model "
+     "instances for a page of 50 events with their places, participations and citations, and DRF serialises "
+     "them (about 80 ms of the process's time); the ten SQL queries take a few milliseconds. The baseline "
+     "leaves all of it to PostgreSQL in one statement."),
+    ("API person detail, response cache off", "CPU of Python as above, for a much smaller document (about "
+     "15 ms in-process); with a single cheap SQL statement the baseline is near the cost of the HTTP stack."),
+    ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache: "
+     "about 1.5 ms of Python per request (middleware, throttling, one query for the data's generation), so "
+     "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
+     "it."),
+    ("API person detail:", "as above for cached answers; the first request for each person on each worker "
+     "builds the document."),
+    ("search", "passage hits come from the index in PostgreSQL (the first page walks an index in archive "
+     "order, the count stops past 5,000); names are matched in an in-memory snapshot of the records, which a "
+     "new process builds once (seconds at a million passages) and rebuilds when a record kind changes. The "
+     "baseline reads every passage's text."),
+    ("admin", "template rendering in Python for a page of 50 rows; with ?q=, the name snapshot of every "
+     "status and a LIKE over the citations' stored folded quote and claim."),
+    ("API queries per request", "constant by construction: every nested relation is one prefetch query."),
+]
+
+
 def write_report(run: Run) -> None:
     figures = run.figures + _supplement(run)
     results = [
@@ -1005,6 +1033,12 @@ def write_report(run: Run) -> None:
     lines += [
         "",
         "`ratio` is ours ÷ baseline: higher is better for rates, lower for latencies.",
+        "",
+        "## What limits each figure",
+        "",
+    ]
+    lines += [f"- **{prefix}**: {why}" for prefix, why in LIMITS if any(f.name.startswith(prefix) for f in figures)]
+    lines += [
         "",
         "## Baselines",
         "",
