@@ -12,7 +12,9 @@ removes it at the end. It then
 3. API: p50/p95 latency and requests per second of a page of events and of
    person details, served by gunicorn, against the same JSON built by one
    SQL statement (`bench/baseline_app.py`) under the same gunicorn settings
-   and the same loopback load, in alternating rounds;
+   and the same loopback load, in alternating rounds; and one request of
+   each in this process, split into its SQL and its Python
+   (`bench/breakdown.py`), beside the baseline's statement alone;
 4. search: `archive.search.search()` for short and long terms against a
    plain `LIKE '%term%'` scan, with the plan of our query;
 5. admin: p50/p95 render time of the admin changelists of passages and
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import itertools
 import json
 import math
 import os
@@ -559,6 +562,70 @@ def _api_figures(run: Run, label: str, a: Any, b: Any, notes: str) -> None:
     )
 
 
+
+def api_breakdown_figures(run: Run, url: str) -> None:
+    """One request of each benchmarked endpoint in this process: its SQL, its Python, its model instances.
+
+    What bounds the figures under load, measured rather than asserted; the
+    baseline is the baseline app's SQL statement alone, run from here.
+    """
+    from django.test import Client, override_settings
+
+    from bench import baseline_app, breakdown
+
+    client = Client()
+    slugs = _person_slugs(20)
+    repeat = max(10, run.args.admin_repeat * 3)
+    base = "http://127.0.0.1"
+    os.environ["BENCH_DATABASE_URL"] = url
+    rotation = itertools.cycle(slugs)  # the baseline reads the same persons in turn
+    endpoints: dict[str, tuple[list[str], Callable[[], Any]]] = {
+        "events page (page_size=50)": (
+            ["/api/v1/events/?page_size=50"],
+            lambda: baseline_app._events(base, {"page_size": ["50"]}),
+        ),
+        "person detail": (
+            [f"/api/v1/persons/{slug}/" for slug in slugs],
+            lambda: baseline_app._person(base, next(rotation)),
+        ),
+    }
+    baseline_name = "the baseline's SQL statement alone, run from this process"
+    try:
+        for title, (paths, baseline) in endpoints.items():
+            base_ms = _median_ms(baseline, repeat)
+            label = f"API in one process, {title}"
+            with override_settings(API_CACHE_SECONDS=0):
+                built = breakdown.measure(lambda path: _get(client, path), paths, repeat)
+            cached = breakdown.measure(lambda path: _get(client, path), paths, repeat)
+            notes = (
+                f"median of {repeat} warm requests through django.test.Client, {len(set(paths))} distinct path(s); "
+                f"{built.queries} SQL statements, timed at each execute (results included)"
+            )
+            rows = (
+                ("response cache off: time of a request", built.total_ms, "ms", base_ms),
+                ("response cache off: of which SQL", built.sql_ms, "ms", None),
+                ("response cache off: of which Python", built.python_ms, "ms", None),
+                ("response cache off: model instances built", built.instances, "instances", None),
+                ("as served: time of an answer from the response cache", cached.total_ms, "ms", base_ms),
+            )
+            for index, (name, value, unit, baseline_value) in enumerate(rows):
+                run.add(
+                    Figure(
+                        f"{label}, {name}",
+                        value,
+                        unit,
+                        baseline_name if baseline_value is not None else "",
+                        baseline_value,
+                        "lower",
+                        notes=notes if index == 0 else "",
+                    )
+                )
+    finally:
+        if baseline_app._connection is not None:
+            baseline_app._connection.close()
+            baseline_app._connection = None
+
+
 # ---------------------------------------------------------------- search
 
 
@@ -947,18 +1014,24 @@ LIMITS = [
     ("import", "the database's write path: COPY into the passage, search and history tables and their "
      "indexes; on the Python side, building the rows. The baseline is bound by a save() and a history "
      "row per record."),
-    ("API events page (page_size=50), response cache off", "CPU of Python: the ORM builds 700 to 850 model "
-     "instances for a page of 50 events with their places, participations and citations, and DRF serialises "
-     "them (about 80 ms of the process's time); the ten SQL queries take a few milliseconds. The baseline "
-     "leaves all of it to PostgreSQL in one statement."),
-    ("API person detail, response cache off", "CPU of Python as above, for a much smaller document (about "
-     "15 ms in-process); with a single cheap SQL statement the baseline is near the cost of the HTTP stack."),
-    ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache: "
-     "about 1.5 ms of Python per request (middleware, throttling, one query for the data's generation), so "
+    ("API events page (page_size=50), response cache off", "CPU of Python: under a load of 8 to 16 "
+     "requests on 2 cores, the CPU time of a request sets the pace, the worker's and PostgreSQL's together. "
+     "The in-process figures below split one request into its SQL and its Python (the ORM building the "
+     "model instances counted there for 50 events with their places, participations and citations, DRF "
+     "serialising them, the middleware). The baseline leaves all of it to PostgreSQL in one statement."),
+    ("API person detail, response cache off", "CPU of Python as above, for a much smaller document: most of "
+     "it is the ORM building and compiling the queries of a detail; the baseline's single cheap statement "
+     "leaves it near the cost of the HTTP stack."),
+    ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
+     "(middleware, throttling, one query for the data's generation: its time in one process is below), so "
      "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
      "it."),
     ("API person detail:", "as above for cached answers; the first request for each person on each worker "
      "builds the document."),
+    ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
+     "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
+     "results included, and its Python the rest. The baseline is the baseline app's statement, run from "
+     "the same process."),
     ("search", "passage hits come from the index in PostgreSQL (the first page walks an index in archive "
      "order, the count stops past 5,000); names are matched in an in-memory snapshot of the records, which a "
      "new process builds once (seconds at a million passages) and rebuilds when a record kind changes. The "
@@ -1117,6 +1190,8 @@ def measure(run: Run, url: str) -> None:
     if "api" in wanted:
         with tempfile.TemporaryDirectory(prefix="archive-bench-") as logs, stage(run, "API", [("API", "ms", "lower")]):
             api_figures(run, url, Path(logs))
+        with _in_process(), stage(run, "API in one process", [("API in one process", "ms", "lower")]):
+            api_breakdown_figures(run, url)
         finish_stage(run, "API")
     if "search" in wanted:
         with stage(run, "search index", [("search index", "passages/s", "higher")]):
