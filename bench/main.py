@@ -1038,7 +1038,9 @@ LIMITS = [
      "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
      "it."),
     ("API person detail:", "as above for cached answers; the first request for each person on each worker "
-     "builds the document."),
+     "builds the document, and with 20 persons on 4 workers those builds weigh on the ratio, which lands "
+     "near 2 from run to run (the in-process figures below: about 1 ms cached against the baseline's "
+     "statement alone at well under 1 ms)."),
     ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
      "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
      "results included, and its Python the rest. The baseline is the baseline app's statement, run from "
@@ -1048,7 +1050,8 @@ LIMITS = [
      "new process builds once (seconds at a million passages) and rebuilds when a record kind changes. The "
      "baseline reads every passage's text."),
     ("admin", "template rendering in Python for a page of 50 rows; with ?q=, the name snapshot of every "
-     "status and a LIKE over the citations' stored folded quote and claim."),
+     "status and a LIKE over the citations' stored folded quote and claim. The p95 of a few renders is the "
+     "slowest of them, so one render slowed by the shared machine can miss the target alone."),
     ("API queries per request", "constant by construction: every nested relation is one prefetch query."),
 ]
 
