@@ -573,7 +573,6 @@ def _api_figures(run: Run, label: str, a: Any, b: Any, notes: str) -> None:
     )
 
 
-
 def api_breakdown_figures(run: Run, url: str) -> None:
     """One request of each benchmarked endpoint in this process: its SQL, its Python, its model instances.
 
