@@ -202,10 +202,10 @@ def generate(run: Run) -> None:
                 notes="flat as N grows: rows are streamed source by source",
             )
         )
+    started = time.perf_counter()
+    vacuum()
+    say(f"VACUUM (ANALYZE): {time.perf_counter() - started:.1f} s")
     with connection.cursor() as cursor:
-        started = time.perf_counter()
-        vacuum()
-        say(f"VACUUM (ANALYZE): {time.perf_counter() - started:.1f} s")
         cursor.execute("SELECT count(*) FROM archive_passage")
         run.context["passages in the database"] = f"{cursor.fetchone()[0]:,}"
         cursor.execute("SHOW server_version")
@@ -1037,9 +1037,9 @@ LIMITS = [
      "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
      "it."),
     ("API person detail:", "as above for cached answers; the first request for each person on each worker "
-     "builds the document, and with 20 persons on 4 workers those builds weigh on the ratio, which lands "
-     "near 2 from run to run (the in-process figures below: about 1 ms cached against the baseline's "
-     "statement alone at well under 1 ms)."),
+     "builds the document, and with a score of persons on several workers those builds weigh on the ratio, "
+     "which lands near 2 from run to run (the in-process figures below set the cached answer beside the "
+     "baseline's statement alone)."),
     ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
      "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
      "results included, and its Python the rest. The baseline is the baseline app's statement, run from "
