@@ -10,7 +10,7 @@ class ArchiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from archive import fiction, generation
+        from archive import data_version, fiction
 
         fiction.connect()
-        generation.connect()
+        data_version.connect()

@@ -4,7 +4,7 @@ The API is read far more than the archive is written, and a page of fifty
 nested events costs tens of milliseconds of Python to build. A successful
 response is stored under everything it depends on: the request (scheme,
 host, path with its query string, Accept header, language) and the data's
-generation (`archive.generation`). A write anywhere changes the generation,
+generation (`archive.data_version`). A write anywhere changes the generation,
 so every stored page becomes unreachable at once; nothing is invalidated by
 hand, and a stale page cannot be served. When the generation cannot be told
 (inside a transaction that has written), nothing is read or stored.
@@ -23,7 +23,7 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
-from archive import generation
+from archive import data_version
 
 CACHE_ALIAS = "api"
 # A larger document is built again each time rather than crowding out many pages.
@@ -53,7 +53,7 @@ def key_for(request: HttpRequest) -> str | None:
     """The cache key of a safe request, or None when its response must be built."""
     if request.method not in ("GET", "HEAD") or not enabled():
         return None
-    state = generation.current()
+    state = data_version.current()
     if state is None:
         return None
     parts = [

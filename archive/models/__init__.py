@@ -40,4 +40,4 @@ __all__ = [
     "Unit",
     "UnitAlias",
 ]
-from .search import PassageSearchEntry as PassageSearchEntry
+from .search_index import PassageSearchEntry as PassageSearchEntry

@@ -25,7 +25,7 @@ from django.db import connections, models, transaction
 
 from archive import counting
 from archive.models import Passage, PassageSearchEntry, Source, Status
-from archive.models.search import database_encoding_problem
+from archive.models.search_index import database_encoding_problem
 
 from .keys import grams, query_grams, search_key
 

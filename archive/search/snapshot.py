@@ -16,7 +16,7 @@ query can match with C-speed searches:
 Each lookup is a superset filter; `match_candidate` still decides, so the
 results, scores and snippets are exactly those of matching every record.
 
-A snapshot is stored under `archive.generation.current`, which changes with
+A snapshot is stored under `archive.data_version.current`, which changes with
 every commit the connection can see; inside a transaction that has written
 it is unknown, and the snapshot is then built for that query and not kept.
 Since the generation changes with any write (a passage, a citation, another
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from django.db import connections, models
 
-from archive import generation
+from archive import data_version
 from archive.models import Status
 
 from .keys import name_keys
@@ -228,7 +228,7 @@ def snapshots(types: Iterable[str], *, every_status: bool = False) -> dict[str, 
     result: dict[str, Snapshot] = {}
     for alias, kinds in by_alias.items():
         # Read before the data, so a snapshot is never stored under a state newer than its own.
-        token = generation.current(alias)
+        token = data_version.current(alias)
         stale = []
         for kind in kinds:
             stored = _snapshots.get((alias, kind.type, every_status))

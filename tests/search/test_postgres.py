@@ -10,7 +10,7 @@ from django.db import connection
 
 from archive import search
 from archive.models import Passage, PassageSearchEntry
-from archive.models.search import database_encoding_problem
+from archive.models.search_index import database_encoding_problem
 from archive.search.keys import gram_code
 from archive.text.segment import sha256_text
 from tests.factories import source_with_text

@@ -134,7 +134,7 @@ def test_a_snapshot_built_inside_a_transaction_is_not_kept(world: World) -> None
 
 
 def test_a_snapshot_is_not_kept_without_a_generation(world: World, monkeypatch: Any) -> None:
-    monkeypatch.setattr(snapshot.generation, "current", lambda using=None: None)
+    monkeypatch.setattr(snapshot.data_version, "current", lambda using=None: None)
     monkeypatch.setattr(snapshot, "fingerprints", lambda kinds, alias: {})
     snapshot.clear()
     assert ("person", "zhou-lan") in keys_of(search.search("周斓"))

@@ -1,4 +1,7 @@
-"""The generation of the data a connection sees: a token that changes whenever that data may have.
+"""The version of the data a connection sees: a token that changes whenever that data may have.
+
+Also called the data's generation. It is what caches of derived results are
+keyed by, hence the module's name: not a generator of data, a version of it.
 
 Caches of derived results (rendered API pages, the names search compares)
 are keyed by it, so that a write anywhere makes every stored result
@@ -29,7 +32,7 @@ from django.db import connections, router
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.signals import connection_created
 
-_NONCE = "_archive_generation_nonce"
+_NONCE = "_archive_data_version_nonce"
 
 
 def _tag(sender: object, connection: BaseDatabaseWrapper, **kwargs: object) -> None:
@@ -38,7 +41,7 @@ def _tag(sender: object, connection: BaseDatabaseWrapper, **kwargs: object) -> N
 
 def connect() -> None:
     """Tag every new connection (called once the apps are ready)."""
-    connection_created.connect(_tag, dispatch_uid="archive.generation")
+    connection_created.connect(_tag, dispatch_uid="archive.data_version")
 
 
 def _postgresql(connection: BaseDatabaseWrapper) -> str | None:

@@ -1,4 +1,4 @@
-"""The generation token: unchanged while the data is, changed by every write, whatever wrote."""
+"""The data version token (`archive.data_version`): unchanged while the data is, changed by every write."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connection, connections, transaction
 
-from archive import generation
+from archive import data_version
 from archive.models import Person, Status
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,10 +19,10 @@ def _person(slug: str = "tang-shengzhi") -> Person:
 
 def test_the_token_is_stable_while_nothing_is_written() -> None:
     _person()
-    first = generation.current()
+    first = data_version.current()
     Person.objects.count()
     assert first is not None
-    assert generation.current() == first
+    assert data_version.current() == first
 
 
 @pytest.mark.parametrize(
@@ -37,25 +37,25 @@ def test_the_token_is_stable_while_nothing_is_written() -> None:
 )
 def test_every_kind_of_write_changes_the_token(write: object) -> None:
     _person()
-    before = generation.current()
+    before = data_version.current()
     write()  # type: ignore[operator]
-    after = generation.current()
+    after = data_version.current()
     assert after is not None and after != before
 
 
 def test_inside_a_transaction_the_generation_is_unknown() -> None:
     with transaction.atomic():
-        assert generation.current() is None
+        assert data_version.current() is None
         _person()
-        assert generation.current() is None
-    assert generation.current() is not None
+        assert data_version.current() is None
+    assert data_version.current() is not None
 
 
 def test_a_commit_on_another_connection_changes_the_token() -> None:
     if connection.vendor == "sqlite" and connection.is_in_memory_db():
         pytest.skip("an in-memory SQLite database is one connection")
     _person()
-    before = generation.current()
+    before = data_version.current()
 
     def write() -> None:
         Person.objects.update(name="唐孟潇")
@@ -64,14 +64,14 @@ def test_a_commit_on_another_connection_changes_the_token() -> None:
     thread = threading.Thread(target=write)
     thread.start()
     thread.join()
-    assert generation.current() != before
+    assert data_version.current() != before
 
 
 def test_a_new_connection_does_not_repeat_an_old_token() -> None:
     if connection.vendor == "sqlite" and connection.is_in_memory_db():
         pytest.skip("an in-memory SQLite database is never closed")
     _person()
-    before = generation.current()
+    before = data_version.current()
     connection.close()
-    after = generation.current()
+    after = data_version.current()
     assert after is not None and (after != before or connection.vendor == "postgresql")
