@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-CURATED_MODELS = ("source", "person", "unit", "post", "location", "event", "participation", "citation")
+CURATED_MODELS = (
+    "source", "person", "unit", "post", "location", "event", "participation", "citation", "statement",
+)
 CHILD_MODELS = ("passage", "personname", "unitalias", "locationalias")
 # Written only by `archive.merging`; both roles read them.
 READ_ONLY_MODELS = ("slugredirect",)

@@ -7,6 +7,7 @@ from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
 from .redirects import RedirectModel, SlugRedirect
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
+from .statements import Statement, StatementField
 from .units import Echelon, Post, Unit, UnitAlias
 
 __all__ = [
@@ -36,6 +37,8 @@ __all__ = [
     "SlugRedirect",
     "Source",
     "SourceKind",
+    "Statement",
+    "StatementField",
     "Status",
     "Unit",
     "UnitAlias",
