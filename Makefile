@@ -20,14 +20,24 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt | $(BIN)/python
 
 venv: $(VENV)/.installed
 
-# Migrate the SQLite file, load the collection, create the demo accounts.
-setup: venv
-	DEBUG=1 $(BIN)/python manage.py migrate --noinput
-	DEBUG=1 $(BIN)/python manage.py load_collection
-	DEBUG=1 $(BIN)/python manage.py create_demo_accounts
+# The local environment of the demo and the tests, written once and never
+# overwritten: DEBUG on, a random SECRET_KEY, the SQLite file. Settings read it,
+# so every `manage.py` command works in a plain shell; a variable set in the
+# environment wins over it (`DATABASE_URL=postgres://... make run`). Production
+# has no .env (docs/operations.md).
+.env:
+	umask 077; $(PYTHON) -c 'import secrets, sys; print("\n".join(["# Local settings of the demo and the tests, written once by make setup.", "# Production has no such file (docs/operations.md).", "DEBUG=1", "SECRET_KEY=" + secrets.token_urlsafe(50), "DATABASE_URL=sqlite:///" + sys.argv[1] + "/db.sqlite3"]))' "$(CURDIR)" > $@.tmp && mv $@.tmp $@
+
+# Migrate the database (the SQLite file unless DATABASE_URL says otherwise), load
+# the collection, create the demo accounts. DEBUG comes from .env or the
+# environment: create_demo_accounts refuses to run without it.
+setup: venv .env
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_collection
+	$(BIN)/python manage.py create_demo_accounts
 
 run: setup
-	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: setup
 	$(BIN)/python scripts/run_tests.py
@@ -47,12 +57,14 @@ serve: venv
 		--workers $(WEB_CONCURRENCY) --timeout $(GUNICORN_TIMEOUT) --graceful-timeout 30 \
 		--max-requests 2000 --max-requests-jitter 200 --error-logfile -
 
-# Django's deployment checklist against the current environment.
+# Django's deployment checklist, and the archive's own deploy checks (no account
+# with the demo password), against the current environment; any warning fails.
 check-deploy: venv
-	$(BIN)/python manage.py check --deploy
+	$(BIN)/python manage.py check --deploy --fail-level WARNING
 
 lint: venv
 	$(BIN)/ruff check .
 
+# Keeps .env (its SECRET_KEY and anything added to it).
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles .cache

@@ -10,7 +10,7 @@ class ArchiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from archive import data_version, fiction
+        from archive import checks, data_version, fiction  # noqa: F401 (checks registers on import)
 
         fiction.connect()
         data_version.connect()

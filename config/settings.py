@@ -4,17 +4,33 @@ One module for every setting: development, tests and production differ only by
 environment variables (DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS ...), so
 what is tested is what runs. Production (DEBUG off) refuses to start without a
 real SECRET_KEY and ALLOWED_HOSTS.
+
+A local checkout has a `.env` file that `make setup` writes once (DEBUG=1, a
+random SECRET_KEY, the SQLite DATABASE_URL), so that every `manage.py` command
+of the README works in a plain shell. Variables of the environment win over
+the file; production has no such file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import dj_database_url
+import environ
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# The local environment file; ENV_FILE names another one, or none when empty.
+# A file named explicitly must exist; the default one is optional.
+ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
+if ENV_FILE:
+    if Path(ENV_FILE).is_file():
+        environ.Env.read_env(ENV_FILE, overwrite=False)
+    elif "ENV_FILE" in os.environ:
+        raise ImproperlyConfigured(f"ENV_FILE names {ENV_FILE}, which is not a file.")
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -60,7 +76,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First, so that the request log times and counts everything below it.
-    "archive.logging.RequestLogMiddleware",
+    "archive.request_log.RequestLogMiddleware",
     # Marks the API's safe requests, whose reads config.routers sends to replicas.
     "config.routers.ReplicaReadMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -115,8 +131,18 @@ DATABASES = {
     "default": _database(os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"), DB_CONNECT_TIMEOUT)
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Foreign keys and a busy timeout make SQLite behave like a server database.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # SQLite serialises writers on the whole file. A transaction that starts
+    # DEFERRED and writes later asks for the lock too late: SQLite cannot wait
+    # for it then and answers "database is locked" at once, whatever the busy
+    # timeout. IMMEDIATE takes the lock at BEGIN, where the 20 s timeout lets
+    # curators queue; WAL lets readers go on while one writes.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": os.environ.get("SQLITE_TRANSACTION_MODE", "IMMEDIATE"),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "timeout": int(os.environ.get("SQLITE_TIMEOUT", "20")),
+        }
+    )
 
 # Read replicas (PostgreSQL streaming standbys), comma-separated URLs; they become
 # the aliases replica1, replica2 … and serve the API's reads (config/routers.py).
@@ -132,8 +158,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # Without DEBUG, the demo password signs nobody in (archive/demo_accounts.py).
+    "archive.demo_accounts.RefuseDemoPasswordBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+
+# The password of the demo accounts `curator` and `reviewer` (create_demo_accounts).
+DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "archive-demo")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -165,8 +196,29 @@ WHITENOISE_USE_FINDERS = DEBUG
 # Rendered API responses, stored per process until the data changes (`archive.api.caching`).
 # The default cache serves throttling; `api` holds the pages. 0 seconds turns the store off.
 API_CACHE_SECONDS = int(os.environ.get("API_CACHE_SECONDS", "600"))
+# The default cache holds the API throttle's counts, so it must be one store for
+# every worker: Redis where REDIS_URL is set (needs the `redis` package), else a
+# directory of this host (CACHE_DIR) that all its workers share. Not a database
+# table: a write there on every request would change the data's generation and
+# empty the response cache below. The default directory is one per DATABASE_URL,
+# so two checkouts or test runs on other databases never count together.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+_DATABASE_ID = "|".join(str(DATABASES["default"].get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
+CACHE_DIR = os.environ.get("CACHE_DIR") or str(
+    BASE_DIR / ".cache" / hashlib.sha256(_DATABASE_ID.encode()).hexdigest()[:16]
+)
+DEFAULT_CACHE: dict = (
+    {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": CACHE_DIR,
+        # One entry per client address seen within the throttle's window.
+        "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("CACHE_ENTRIES", "10000"))},
+    }
+)
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+    "default": DEFAULT_CACHE,
     "api": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache"
         if API_CACHE_SECONDS
@@ -186,8 +238,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    # Counted per archive.client_address.client_ip, in the shared default cache.
+    "DEFAULT_THROTTLE_CLASSES": ["archive.client_address.ClientRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("API_ANON_RATE", "600/minute")},
+    # Set below from TRUSTED_PROXY_COUNT, so that any stock DRF throttle agrees too.
+    "NUM_PROXIES": None,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -210,12 +265,14 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
 # Behind reverse proxies, the client is the TRUSTED_PROXY_COUNT-th address from
-# the right of X-Forwarded-For (each proxy appends its peer). One function decides
-# it for the request log and for axes' throttling. Axes reads the AXES_IPWARE_*
-# names only when django-ipware is installed, and a callable takes precedence, so
-# they are set only to say the same thing to an operator who swaps in ipware.
+# the right of X-Forwarded-For (each proxy appends its peer); with none, the peer.
+# One function decides it for the request log, axes' lockouts and the API's
+# throttle (archive/client_address.py). Axes reads the AXES_IPWARE_* names only
+# when django-ipware is installed, and a callable takes precedence, so they are
+# set only to say the same thing to an operator who swaps in ipware.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
-AXES_CLIENT_IP_CALLABLE = "archive.logging.client_ip"
+AXES_CLIENT_IP_CALLABLE = "archive.client_address.client_ip"
+REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
 AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
 AXES_IPWARE_PROXY_ORDER = "right-most"
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
@@ -233,14 +290,19 @@ ARCHIVE_BOILERPLATE_PATTERNS = [
 # X-Forwarded-Proto; the proxy must overwrite that header, never pass it through.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
 USE_X_FORWARDED_HOST = env_bool("USE_X_FORWARDED_HOST", False)
-# Usually the proxy redirects to HTTPS; Django can do it too. The health check is
-# exempt so that a load balancer may probe over plain HTTP.
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# Production speaks HTTPS only: Django redirects plain HTTP (behind a TLS proxy it
+# needs BEHIND_PROXY=1 to see that a request was secure) and sends HSTS for a
+# year, covering the site's own subdomains. The health check is exempt so that a
+# load balancer may probe over plain HTTP. Each is the operator's to override.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 SECURE_REDIRECT_EXEMPT = [r"^health/$"]
-# HSTS is opt-in: once a browser has seen it, the site cannot go back to HTTP.
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Django's deploy check asks for HSTS preloading (security.W021). Preloading binds
+# the whole registrable domain into browsers for good and is asked for by hand, so
+# it stays the operator's choice (SECURE_HSTS_PRELOAD=1), not a default.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
@@ -252,7 +314,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 # Logs go to the console (gunicorn passes them to its stderr): JSON lines in
 # production, readable text in development. archive.request writes one line per
-# request (archive/logging.py); it is quiet in development unless asked.
+# request (archive/request_log.py); it is quiet in development unless asked.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 if LOG_FORMAT not in {"json", "text"}:
     raise ImproperlyConfigured("LOG_FORMAT must be json or text.")
@@ -260,8 +322,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "json": {"()": "archive.logging.JsonFormatter"},
-        "text": {"()": "archive.logging.TextFormatter"},
+        "json": {"()": "archive.request_log.JsonFormatter"},
+        "text": {"()": "archive.request_log.TextFormatter"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},

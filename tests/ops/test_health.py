@@ -18,7 +18,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
 from archive import health
-from archive.logging import JsonFormatter
+from archive.request_log import JsonFormatter
 from config import routers
 
 pytestmark = pytest.mark.django_db

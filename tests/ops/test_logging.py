@@ -15,7 +15,8 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from archive.logging import JsonFormatter, TextFormatter, client_ip, scrub
+from archive.client_address import client_ip
+from archive.request_log import JsonFormatter, TextFormatter, scrub
 
 pytestmark = pytest.mark.django_db
 

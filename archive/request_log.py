@@ -12,9 +12,12 @@ What is never logged: cookies, the ``Authorization`` header, request bodies
 (where passwords travel), and the query string. Credentials inside URLs
 (``postgres://user:secret@host``) are masked in every message and traceback.
 
-The client's address is the peer's, unless ``TRUSTED_PROXY_COUNT`` says how
-many reverse proxies stand in front; django-axes uses the same function
-(``AXES_CLIENT_IP_CALLABLE``), so login throttling and the logs agree.
+The client's address comes from ``archive.client_address.client_ip``, the
+one function that login lockouts and the API's throttle read too, so the
+logs name the address that was locked out or throttled.
+
+(Named ``request_log`` rather than ``logging`` so that it never shadows the
+standard library's module.)
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from django.conf import settings
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
+from archive.client_address import client_ip
+
 request_logger = logging.getLogger("archive.request")
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -52,23 +57,6 @@ def scrub(text: str) -> str:
     """Mask passwords in URLs and ``password=…``-style pairs."""
     text = _URL_CREDENTIALS_RE.sub(r"\g<scheme>\g<user>:***@", text)
     return _SECRET_PAIR_RE.sub(r"\1=***", text)
-
-
-def client_ip(request: HttpRequest) -> str | None:
-    """The client's address as seen through ``TRUSTED_PROXY_COUNT`` reverse proxies.
-
-    Each trusted proxy appends the address it received the request from to
-    ``X-Forwarded-For``; the client is therefore the N-th entry from the right.
-    Entries further left were written by the client and are not trusted.
-    """
-    remote = request.META.get("REMOTE_ADDR")
-    count = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0) or 0)
-    if count <= 0:
-        return remote
-    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
-    if len(forwarded) >= count:
-        return forwarded[-count]
-    return forwarded[0] if forwarded else remote
 
 
 def _request_id(request: HttpRequest) -> str:

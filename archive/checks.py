@@ -1,0 +1,46 @@
+"""System checks of the archive that Django's deployment checklist lacks.
+
+Registered with the ``deploy`` tag, they run with `manage.py check --deploy`
+(`make check-deploy`), the command an operator runs before serving, and not
+on every `runserver` or `migrate`. They read the database, which Django's own
+checks do not: a deployment is about a database as much as about settings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.db import DatabaseError, connections, router
+
+from archive.demo_accounts import accounts_with_demo_password
+
+
+@register(Tags.security, deploy=True)
+def check_demo_accounts(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """Name every active account that still has the demo password."""
+    user_model = get_user_model()
+    try:
+        connection = connections[router.db_for_read(user_model)]
+        if user_model._meta.db_table not in connection.introspection.table_names():
+            return []  # not migrated yet: no accounts to worry about
+        accounts = accounts_with_demo_password()
+    except DatabaseError as error:
+        return [
+            Warning(
+                f"Could not look for accounts with the demo password ({type(error).__name__}).",
+                hint="Run the check where the production database is reachable.",
+                id="archive.W001",
+            )
+        ]
+    if not accounts:
+        return []
+    return [
+        Error(
+            f"Accounts with the demo password: {', '.join(accounts)}.",
+            hint="They cannot sign in without DEBUG, but the password is published: give each a real "
+            "password (`manage.py changepassword NAME`) or delete it.",
+            id="archive.E001",
+        )
+    ]

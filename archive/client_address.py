@@ -1,0 +1,64 @@
+"""Where a request comes from: one answer for the request log, login lockouts and the API's throttle.
+
+Behind reverse proxies every request arrives from a proxy's address, and the
+client's own address travels in ``X-Forwarded-For``, a header any client can
+also write. Each trusted proxy appends the address it received the request
+from, so only the last ``TRUSTED_PROXY_COUNT`` entries were written by
+servers the operator runs; anything further left is the client's say and is
+ignored. With no trusted proxy (the default) the header is ignored entirely
+and the address is the peer's, ``REMOTE_ADDR``.
+
+If the three consumers read the address each their own way, a client could
+be locked out under one address, throttled under another and logged under a
+third, or escape throttling by sending a new ``X-Forwarded-For`` with every
+request (DRF's stock throttle trusts the whole header when ``NUM_PROXIES`` is
+unset). So django-axes (``AXES_CLIENT_IP_CALLABLE``), the request log and
+``ClientRateThrottle`` all call ``client_ip`` here.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from django.conf import settings
+from django.http import HttpRequest
+from rest_framework.throttling import AnonRateThrottle
+
+
+def _is_address(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def client_ip(request: HttpRequest) -> str | None:
+    """The client's address as seen through ``TRUSTED_PROXY_COUNT`` reverse proxies.
+
+    The client is the N-th entry of ``X-Forwarded-For`` from the right. With
+    fewer entries than proxies (a request that came through fewer of them)
+    the leftmost entry is the one the first proxy wrote. An entry that is not
+    an IP address is not believed: the peer's address stands.
+    """
+    remote = request.META.get("REMOTE_ADDR")
+    count = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0) or 0)
+    if count <= 0:
+        return remote
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+    if not forwarded:
+        return remote
+    chosen = forwarded[-count] if len(forwarded) >= count else forwarded[0]
+    return chosen if _is_address(chosen) else remote
+
+
+class ClientRateThrottle(AnonRateThrottle):
+    """DRF's anonymous rate (scope ``anon``), counted per ``client_ip``.
+
+    The counts live in the default cache, which settings make a store shared
+    by every worker process (a directory on the host, or Redis), so the rate
+    holds however many workers serve.
+    """
+
+    def get_ident(self, request: HttpRequest) -> str:  # type: ignore[override]
+        return client_ip(request) or ""
