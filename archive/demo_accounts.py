@@ -17,7 +17,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.backends import BaseBackend
 from django.contrib.auth.hashers import check_password
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
@@ -50,7 +49,7 @@ def accounts_with_demo_password() -> list[str]:
     return found
 
 
-class RefuseDemoPasswordBackend(BaseBackend):
+class RefuseDemoPasswordBackend:
     """Without DEBUG, a login with the demo password fails for every account.
 
     It stands before ``ModelBackend``: raising ``PermissionDenied`` stops
