@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import path
 
-from . import accounts, reader, review
+from . import accounts, audit, reader, review
 
 app_name = "archive_curate"
 
@@ -21,4 +21,5 @@ urlpatterns = [
     path("targets/", admin.site.admin_view(reader.target_search), name="targets"),
     path("review/", admin.site.admin_view(review.queue), name="review"),
     path("events/<slug:slug>/accounts/", admin.site.admin_view(accounts.accounts), name="accounts"),
+    path("audit/", admin.site.admin_view(audit.audit), name="audit"),
 ]

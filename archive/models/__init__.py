@@ -1,5 +1,6 @@
 """The data model, one module per area."""
 
+from .audit import CuratorNote, NoteModel
 from .citations import TARGET_FIELDS, Citation, Rank
 from .curation import Curated, Side, Status
 from .events import Event, EventKind, Participation, ParticipationRole
@@ -15,6 +16,7 @@ __all__ = [
     "TARGET_FIELDS",
     "Citation",
     "Curated",
+    "CuratorNote",
     "Echelon",
     "Event",
     "EventKind",
@@ -23,6 +25,7 @@ __all__ = [
     "LocationAlias",
     "LocationKind",
     "NameKind",
+    "NoteModel",
     "Participation",
     "ParticipationRole",
     "Passage",

@@ -68,6 +68,17 @@ class Event(Cited):
     parent = models.ForeignKey(
         "self", verbose_name=_("part of"), null=True, blank=True, on_delete=models.PROTECT, related_name="children"
     )
+    # What the record says caused it (an escape that follows the retreat order):
+    # the audit checks that an effect does not begin before its cause.
+    follows = models.ForeignKey(
+        "self",
+        verbose_name=_("follows"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="consequences",
+        help_text=_("The event this one follows from, e.g. the order it carries out."),
+    )
 
     history = HistoricalRecords(m2m_fields=[locations], excluded_fields=["fictional"])
 

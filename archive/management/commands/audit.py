@@ -1,0 +1,45 @@
+"""`manage.py audit`: list what the archive's own checks find; exit 1 on an unexplained error."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from archive.audit import run_audit
+from archive.audit.checks import CHECKS
+
+
+class Command(BaseCommand):
+    help = "Check the published archive (approved records) and list the findings; exit 1 on an error-level finding."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument(
+            "--check", action="append", dest="codes", choices=[c.code for c in CHECKS], help="run only this check"
+        )
+        parser.add_argument("--explained", action="store_true", help="also list the findings curators' notes explain")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        report = run_audit(codes=options["codes"])
+        if options["format"] == "json":
+            payload = {
+                "summary": report.counts() | {"explained": len(report.explained)},
+                "findings": [f.as_dict() for f in report.findings],
+            }
+            self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=1))
+        else:
+            shown = report.findings if options["explained"] else report.open
+            for finding in shown:
+                where = ", ".join(f"{p.source.slug} §{p.seq}" for p in finding.passages)
+                record = f"{finding.model} {finding.slug}" if finding.record is not None else "-"
+                line = f"{finding.level.upper():7} {finding.code:28} {record}: {finding.message}"
+                if where:
+                    line += f" [{where}]"
+                if finding.explained_by:
+                    line += f"\n        explained: {finding.explained_by}"
+                self.stdout.write(line)
+            self.stdout.write(f"audit: {report.summary()}")
+        if report.has_errors:
+            raise CommandError("the audit found error-level findings", returncode=1)
