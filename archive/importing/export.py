@@ -51,6 +51,7 @@ DEFAULT_LAYOUT: list[tuple[str, list[str]]] = [
     ("05_events.json", ["archive.event", "archive.participation"]),
     ("06_citations.json", ["archive.citation"]),
     ("07_redirects.json", ["archive.slugredirect"]),
+    ("08_notes.json", ["archive.curatornote"]),
 ]
 _MODEL_ORDER = [label for _name, labels in DEFAULT_LAYOUT for label in labels]
 _ACCOUNT_FIELDS = ("created_by", "modified_by", "reviewed_by")

@@ -1,6 +1,6 @@
 """Load the shipped collection once per module, inside a transaction rolled back afterwards.
 
-`loaddata` of the six files, in order: the same records `load_collection` loads, without its
+`loaddata` of the fixture files, in order: the same records `load_collection` loads, without its
 bulk history rows (their COPY path is not what these tests are about).
 """
 
@@ -20,7 +20,16 @@ FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 @pytest.fixture(scope="module")
 def collection(django_db_setup: None, django_db_blocker: object) -> Iterator[None]:
     files = sorted(str(path) for path in FIXTURES.glob("[0-9][0-9]_*.json"))
-    assert len(files) == 6
+    names = [Path(f).name for f in files]
+    assert names[:6] == [
+        "01_sources.json",
+        "02_people.json",
+        "03_units.json",
+        "04_places.json",
+        "05_events.json",
+        "06_citations.json",
+    ]
+    assert "08_notes.json" in names
     with django_db_blocker.unblock(), transaction.atomic():  # type: ignore[attr-defined]
         call_command("loaddata", *files, verbosity=0)
         yield
