@@ -33,9 +33,13 @@ FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def _title(content: bytes) -> str:
-    """What an error page is about: its <title> (Django's 500 page names the exception there)."""
-    match = re.search(rb"<title>(.*?)</title>", content, re.DOTALL)
-    return " ".join((match.group(1) if match else content[:120]).decode(errors="replace").split())
+    """What an error page is about: the exception and its message on Django's debug page."""
+    page = content.decode(errors="replace")
+    kind = re.search(r"<title>\s*(\w+)", page)
+    message = re.search(r'class="exception_value">(.*?)</pre>', page, re.DOTALL)
+    if kind and message:
+        return f"{kind.group(1)}: {' '.join(message.group(1).split())}"
+    return " ".join(page[:120].split())
 
 
 def save_concurrently(*, curators: int) -> dict[str, Any]:
