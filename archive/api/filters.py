@@ -16,6 +16,8 @@ import django_filters
 from django import forms
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django_filters.rest_framework import DjangoFilterBackend
+from django_filters.utils import translate_validation
 
 from archive import selectors
 from archive.dating import NANJING
@@ -54,6 +56,8 @@ class Moment(forms.Field):
 
     default_error_messages = {
         "invalid": "“%(value)s” is not an ISO date or datetime (for example 1937-12-12 or 1937-12-12T17:00).",
+        "precision": "“%(value)s” is finer than a second; times are compared to the second at most.",
+        "range": "“%(value)s” is beyond the calendar the archive compares (years 1 to 9999 in UTC).",
     }
 
     def to_python(self, value: Any) -> tuple[dt.datetime, dt.datetime] | None:
@@ -63,19 +67,62 @@ class Moment(forms.Field):
         try:
             if len(text) == 10:
                 day = dt.date.fromisoformat(text)
-                return (dt.datetime.combine(day, dt.time.min, NANJING), dt.datetime.combine(day, dt.time.max, NANJING))
+                message = self.error_messages["range"]
+                return (_comparable(dt.datetime.combine(day, dt.time.min, NANJING), text, message),
+                        _comparable(dt.datetime.combine(day, dt.time.max, NANJING), text, message))
             moment = dt.datetime.fromisoformat(text)
         except ValueError:
             raise forms.ValidationError(
                 self.error_messages["invalid"], code="invalid", params={"value": text}
             ) from None
+        if moment.microsecond:
+            # Refused rather than kept: every microsecond would be another question to answer and to cache.
+            raise forms.ValidationError(self.error_messages["precision"], code="precision", params={"value": text})
         if timezone.is_naive(moment):
             moment = moment.replace(tzinfo=NANJING)
+        moment = _comparable(moment, text, self.error_messages["range"])
         return moment, moment
+
+
+def _comparable(moment: dt.datetime, text: str, message: str) -> dt.datetime:
+    """The instant in UTC, as the database compares it; at the ends of the calendar there is none."""
+    try:
+        return moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise forms.ValidationError(message, code="range", params={"value": text}) from None
 
 
 class MomentFilter(django_filters.Filter):
     field_class = Moment
+
+
+class CheckedFilterBackend(DjangoFilterBackend):
+    """django-filter's backend, reusing the filters the view checked before its cache lookup.
+
+    The view validates its filters first (`ArchiveViewMixin.initial`), to key the
+    response cache on their parsed values; filtering the queryset then reuses
+    that checked filter set instead of validating, and querying slugs, again.
+    """
+
+    def get_filterset(self, request: Any, queryset: QuerySet, view: Any) -> django_filters.FilterSet | None:
+        checked = getattr(view, "checked_filterset", None)
+        if checked is not None and type(checked) is self.get_filterset_class(view, queryset):
+            checked.queryset = queryset
+            return checked
+        return super().get_filterset(request, queryset, view)
+
+
+def check_filters(*, request: Any, view: Any) -> django_filters.FilterSet | None:
+    """The view's filter set bound to the request, validated: a bad value is a 400 naming its parameter."""
+    backend = CheckedFilterBackend()
+    filterset_class = backend.get_filterset_class(view)
+    if filterset_class is None:
+        return None
+    filterset = filterset_class(data=request.query_params, queryset=filterset_class._meta.model.objects.none(),
+                                request=request)
+    if not filterset.is_valid():
+        raise translate_validation(filterset.errors)
+    return filterset
 
 
 def _slug_filter(queryset: QuerySet, label: str, method: str) -> django_filters.ModelChoiceFilter:

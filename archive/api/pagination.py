@@ -43,6 +43,21 @@ class ArchivePagination(PageNumberPagination):
             )
         return size
 
+    def canonical(self, request: Any) -> list[tuple[str, str]]:
+        """`page` and `page_size`, checked, as numbers; the first page and the default size are left out."""
+        pairs: list[tuple[str, str]] = []
+        raw_page = request.query_params.get(self.page_query_param)
+        if raw_page in self.last_page_strings:
+            pairs.append((self.page_query_param, "last"))
+        else:
+            page = _positive_int(request, self.page_query_param)
+            if page not in (None, 1):
+                pairs.append((self.page_query_param, str(page)))
+        size = self.get_page_size(request)
+        if size != self.page_size:
+            pairs.append((self.page_size_query_param, str(size)))
+        return pairs
+
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any] | None:
         if request.query_params.get(self.page_query_param) not in self.last_page_strings:
             _positive_int(request, self.page_query_param)

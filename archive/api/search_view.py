@@ -1,8 +1,9 @@
 """`/api/v1/search/`: the search interface of `archive.search` as a paginated, read-only endpoint.
 
-A thin layer: it validates the parameters (a bad one is a 400 naming it),
-pages through `archive.search.find` with the archive's pagination, and turns
-each hit's API path into an absolute URL for the request.
+A thin layer: it validates the parameters (a bad or unknown one, or one
+holding a NUL character, is a 400 naming it), pages through
+`archive.search.find` with the archive's pagination, and turns each hit's API
+path into an absolute URL for the request. It answers in JSON only.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.generics import GenericAPIView
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from archive import search
+from archive.api import parameters
 from archive.api.pagination import ArchivePagination
 
 
@@ -86,6 +89,13 @@ class SearchView(GenericAPIView):
     serializer_class = HitSerializer
     pagination_class = SearchPagination
     filter_backends: list[Any] = []
+    # JSON only: DRF's browsable page wants a queryset, and a search result is none.
+    renderer_classes = [JSONRenderer]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        parameters.refuse_nul(request)
+        parameters.refuse_unknown(request, {"q", "fiction", "type", *parameters.PAGINATION})
 
     @extend_schema(
         summary="Search the archive",

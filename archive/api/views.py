@@ -28,7 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from archive import selectors
-from archive.api import caching, filters, formats, serializers
+from archive.api import caching, filters, formats, parameters, serializers
 from archive.api.renderers import (
     AnnotationRenderer,
     CSLRenderer,
@@ -73,6 +73,8 @@ class ArchiveViewMixin:
     detail_renderers: ClassVar[list[type[BaseRenderer]]] = []
     last_modified: int | None = None
     cache_key: str | None = None
+    checked_filterset: Any = None
+    filter_backends: ClassVar[list[Any]] = [filters.CheckedFilterBackend]
     csv_columns: ClassVar[tuple[str, ...]] = ()
 
     action: str | None
@@ -80,17 +82,38 @@ class ArchiveViewMixin:
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # type: ignore[misc]
-        # PostgreSQL refuses a NUL character in any text it is sent; refuse it here instead.
-        for name, values in request.query_params.lists():
-            if any("\x00" in value for value in values):
-                raise ValidationError({name: ["A parameter cannot contain a NUL character."]})
+        parameters.refuse_nul(request)
         if any("\x00" in str(value) for value in kwargs.values()):
             raise Http404("No record has this name.")
+        request.accepted_media_type = caching.canonical_media_type(request)
         # Checked, throttled and negotiated: a stored answer may now be given instead of running the view.
-        self.cache_key = caching.key_for(request)
+        self.cache_key = caching.key_for(request, params=self.canonical_params(request))
         stored = caching.fetch(self.cache_key)
         if stored is not None:
             raise caching.CachedResponse(stored)
+
+    def is_list(self) -> bool:
+        return self.action in ("list", "passages")
+
+    def canonical_params(self, request: Request) -> list[tuple[str, str]]:
+        """Every query parameter checked (a 400 names a bad or unknown one), as its parsed value."""
+        pairs: list[tuple[str, str]] = []
+        allowed = {"fiction"}
+        if self.is_list():
+            self.checked_filterset = filters.check_filters(request=request, view=self)
+            if self.checked_filterset is not None:
+                allowed |= set(self.checked_filterset.filters)
+                for name, value in self.checked_filterset.form.cleaned_data.items():
+                    canonical = parameters.canonical_value(value)
+                    if canonical is not None and name != "fiction":
+                        pairs.append((name, canonical))
+            allowed |= parameters.PAGINATION
+            pairs += self.paginator.canonical(request)  # type: ignore[attr-defined]
+        parameters.refuse_unknown(request, allowed)
+        fiction = request.query_params.get("fiction")
+        if fiction:
+            pairs.append(("fiction", fiction_mode(request).value))
+        return pairs
 
     def handle_exception(self, exc: Exception) -> Any:
         if isinstance(exc, caching.CachedResponse):
@@ -214,6 +237,8 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         survivor = SlugRedirect.objects.resolve(type(self).model._meta.model_name, slug)
         if survivor is None or survivor == slug:
             return None
+        if not self.base_queryset().filter(slug=survivor).exists():
+            return None  # redirects answer only for a published survivor
         path = self.request.path.replace(f"/{slug}/", f"/{survivor}/", 1)
         query = self.request.META.get("QUERY_STRING", "")
         location = self.request.build_absolute_uri(path + (f"?{query}" if query else ""))
