@@ -24,7 +24,7 @@ import enum
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet
 
 from archive.models import (
     Citation,
@@ -36,6 +36,7 @@ from archive.models import (
     PersonName,
     Post,
     Source,
+    Statement,
     Status,
     Unit,
 )
@@ -159,6 +160,40 @@ def _citations_prefetch(mode: FictionMode, to: str = "citations", *, of_parent: 
     return Prefetch(to, queryset=queryset, to_attr="visible_citations")
 
 
+# --- statements ------------------------------------------------------------------
+
+
+def _statement_fictional() -> Q:
+    """A statement whose approved citations all come from fiction (`archive.statements`)."""
+    cited = Citation.objects.filter(statements=OuterRef("pk"), status=APPROVED, passage__source__status=APPROVED)
+    return Q(Exists(cited.filter(passage__source__is_fiction=True))) & ~Q(
+        Exists(cited.filter(passage__source__is_fiction=False))
+    )
+
+
+def _statements_prefetch(mode: FictionMode) -> Prefetch:
+    """The record's approved statements visible in `mode`, each with its visible citations.
+
+    With fiction excluded, a fictional account is left out and an account's
+    fiction citations with it; the serializer chooses among what is left.
+    """
+    cited = (
+        Citation.objects.filter(_approved() & _approved("passage__source__"))
+        .select_related("passage__source")
+        .only("id", "quote", "claim", "rank", "passage__id", "passage__seq", "passage__source__id",
+              "passage__source__slug", "passage__source__title", "passage__source__is_fiction")
+        .order_by("passage__source__slug", "passage__seq", "start", "id")
+    )
+    cited = filter_fiction(cited, mode.nested, "passage__source__is_fiction")
+    queryset = _nested(Statement.objects.approved()).annotate(
+        fictional=ExpressionWrapper(_statement_fictional(), output_field=BooleanField())
+    )
+    if mode.nested is FictionMode.EXCLUDE:
+        queryset = queryset.filter(fictional=False)
+    queryset = queryset.prefetch_related(Prefetch("citations", queryset=cited, to_attr="visible_citations"))
+    return Prefetch("statements", queryset=queryset, to_attr="visible_statements")
+
+
 # --- related records -----------------------------------------------------------
 
 
@@ -186,7 +221,7 @@ def _ref(model: type, mode: FictionMode, to: str) -> Prefetch:
 def _posts(mode: FictionMode) -> QuerySet[Post]:
     queryset = (
         _nested(Post.objects.filter(visible_post_q())).select_related("person", "unit")
-        .prefetch_related(_citations_prefetch(mode))
+        .prefetch_related(_citations_prefetch(mode), _statements_prefetch(mode))
     )
     return filter_fiction(queryset, mode.nested)
 
@@ -195,7 +230,7 @@ def _participations(mode: FictionMode) -> QuerySet[Participation]:
     queryset = (
         _nested(Participation.objects.filter(visible_participation_q()))
         .select_related("event", "person", "unit")
-        .prefetch_related(_citations_prefetch(mode))
+        .prefetch_related(_citations_prefetch(mode), _statements_prefetch(mode))
     )
     if mode.nested is FictionMode.EXCLUDE:
         # A real person's part in an invented event is itself invented.
@@ -233,6 +268,7 @@ def persons(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Person]:
             to_attr="visible_participations",
         ),
         _citations_prefetch(mode),
+        _statements_prefetch(mode),
     )
 
 
@@ -255,6 +291,7 @@ def locations(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]:
         "aliases",
         place_refs(mode, "parent"),
         _citations_prefetch(mode),
+        _statements_prefetch(mode),
     )
 
 
@@ -269,6 +306,7 @@ def events(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Event]:
         ),
         Prefetch("participations", queryset=_participations(mode), to_attr="visible_participations"),
         _citations_prefetch(mode),
+        _statements_prefetch(mode),
     )
 
 

@@ -28,9 +28,11 @@ from archive.models import (
     PersonName,
     Post,
     Source,
+    Statement,
     Unit,
     UnitAlias,
 )
+from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, parse_coordinates
 
 # A page of nested records holds a thousand links; resolving each through the
 # URL resolver was a tenth of the time of a page. Each route is resolved once,
@@ -165,6 +167,110 @@ class CitedMixin(serializers.Serializer):
     def get_citations(self, record: Any) -> list[dict[str, Any]]:
         request = _request(self)
         return [nested_citation(citation, request) for citation in record.visible_citations]
+
+
+# --- statements -------------------------------------------------------------------------
+# Each stated field of a record: the value the archive shows and every account
+# the reader's fiction mode lets through, with its citations. The selectors
+# prefetch the visible statements (`visible_statements`, each annotated with
+# `fictional` and holding its `visible_citations`); the choice is made here,
+# in Python, as `archive.statements.chosen` makes it.
+
+_DATETIME = serializers.DateTimeField()
+
+
+def _moment(value: Any) -> str | None:
+    return _DATETIME.to_representation(value) if value is not None else None
+
+
+def visible_accounts(record: Any) -> dict[str, list[Statement]]:
+    """The record's visible statements by field, best rank first; a field with none maps to []."""
+    grouped: dict[str, list[Statement]] = {str(name): [] for name in FIELDS_OF[record._meta.model_name]}
+    for statement in getattr(record, "visible_statements", ()):
+        grouped.setdefault(statement.field, []).append(statement)
+    for entries in grouped.values():
+        entries.sort(key=lambda st: (RANK_ORDER.get(st.rank, 9), st.position, st.pk))
+    return grouped
+
+
+def shown(field_name: str, entries: list[Statement]) -> list[Statement]:
+    """What the record shows: every live account of a multi-valued field, else the first of the best."""
+    live = [st for st in entries if st.rank != "deprecated"]
+    return live if field_name in MULTI_VALUED else live[:1]
+
+
+def statement_account(statement: Statement, request: Any) -> dict[str, Any]:
+    return {
+        "value": statement.value,
+        "as_written": statement.as_written,
+        "earliest": _moment(statement.earliest),
+        "latest": _moment(statement.latest),
+        "rank": statement.rank,
+        "fictional": bool(getattr(statement, "fictional", False)),
+        "note": statement.note,
+        "citations": [nested_citation(citation, request) for citation in getattr(statement, "visible_citations", ())],
+    }
+
+
+def statements_document(record: Any, request: Any) -> dict[str, Any]:
+    document: dict[str, Any] = {}
+    for field_name, entries in visible_accounts(record).items():
+        chosen = shown(field_name, entries)
+        if field_name in MULTI_VALUED:
+            value: Any = [st.value for st in chosen]
+        else:
+            value = chosen[0].value if chosen else None
+        document[field_name] = {"value": value, "accounts": [statement_account(st, request) for st in entries]}
+    return document
+
+
+class StatementAccountSerializer(serializers.Serializer):
+    """One account of a field: a value, its rank, and the citations that give it."""
+
+    value = serializers.CharField(help_text="EDTF for a date, a place's slug, a role, “lat,lon” for coordinates.")
+    as_written = serializers.CharField()
+    earliest = serializers.DateTimeField(allow_null=True)
+    latest = serializers.DateTimeField(allow_null=True)
+    rank = serializers.ChoiceField(choices=list(RANK_ORDER))
+    fictional = serializers.BooleanField(help_text="All its citations come from fiction.")
+    note = serializers.CharField()
+    citations = NestedCitationSerializer(many=True)
+
+
+class FieldStatementsSerializer(serializers.Serializer):
+    value = serializers.CharField(allow_null=True, help_text="The value the archive shows in this fiction mode.")
+    accounts = StatementAccountSerializer(many=True)
+
+
+class MultiFieldStatementsSerializer(serializers.Serializer):
+    value = serializers.ListField(child=serializers.CharField(), help_text="Every value the archive shows.")
+    accounts = StatementAccountSerializer(many=True)
+
+
+def _statements_schema(kind: str) -> serializers.Serializer:
+    fields = {
+        str(name): (MultiFieldStatementsSerializer() if name in MULTI_VALUED else FieldStatementsSerializer())
+        for name in FIELDS_OF[kind]
+    }
+    return inline_serializer(f"{kind.capitalize()}Statements", fields)
+
+
+class StatedMixin(serializers.Serializer):
+    """`statements`, and the stated fields of the record shown from them.
+
+    A field with visible statements shows the chosen one. A field with none
+    visible keeps the record's column, which holds the choice of the record's
+    own nature (`archive.statements.statement_apply`): a historical event whose
+    only date is a novel's has no date there, so none leaks into the default view.
+    """
+
+    statements = serializers.SerializerMethodField()
+
+    def get_statements(self, record: Any) -> dict[str, Any]:
+        return statements_document(record, _request(self))
+
+    def stated_values(self, record: Any) -> dict[str, list[Statement]]:
+        return {name: shown(name, entries) for name, entries in visible_accounts(record).items() if entries}
 
 
 def _target_url(citation: Citation, request: Any) -> str | None:
@@ -306,26 +412,50 @@ class RefField(serializers.Field):
         return ref(value, self.context.get("request"))
 
 
-class PostSerializer(CitedMixin, serializers.ModelSerializer):
+class PostSerializer(StatedMixin, CitedMixin, serializers.ModelSerializer):
     fictional = serializers.BooleanField()
     person = RefField()
     unit = RefField()
+    statements = serializers.SerializerMethodField()
 
     class Meta:
         model = Post
         fields = ["slug", "fictional", "person", "unit", "title", "date_from", "date_to", "acting", "concurrent",
-                  "note", "citations"]
+                  "note", "citations", "statements"]
+
+    @extend_schema_field(_statements_schema("post"))
+    def get_statements(self, record: Any) -> dict[str, Any]:
+        return statements_document(record, _request(self))
+
+    def to_representation(self, post: Post) -> dict[str, Any]:
+        data = super().to_representation(post)
+        for name, chosen in self.stated_values(post).items():
+            data[name] = chosen[0].value if chosen else ("" if name != "title" else data[name])
+        return data
 
 
-class ParticipationSerializer(CitedMixin, serializers.ModelSerializer):
+class ParticipationSerializer(StatedMixin, CitedMixin, serializers.ModelSerializer):
     fictional = serializers.BooleanField()
     event = RefField()
     person = RefField(allow_null=True)
     unit = RefField(allow_null=True)
+    statements = serializers.SerializerMethodField()
 
     class Meta:
         model = Participation
-        fields = ["slug", "fictional", "event", "person", "unit", "role", "position", "note", "citations"]
+        fields = ["slug", "fictional", "event", "person", "unit", "role", "position", "note", "citations",
+                  "statements"]
+
+    @extend_schema_field(_statements_schema("participation"))
+    def get_statements(self, record: Any) -> dict[str, Any]:
+        return statements_document(record, _request(self))
+
+    def to_representation(self, participation: Participation) -> dict[str, Any]:
+        data = super().to_representation(participation)
+        chosen = self.stated_values(participation).get("role")
+        if chosen:
+            data["role"] = chosen[0].value
+        return data
 
 
 class _RecordSerializer(CitedMixin, serializers.ModelSerializer):
@@ -336,15 +466,26 @@ class _RecordSerializer(CitedMixin, serializers.ModelSerializer):
         return record_url(record, _request(self))
 
 
-class PersonSerializer(_RecordSerializer):
+class PersonSerializer(StatedMixin, _RecordSerializer):
     names = PersonNameSerializer(many=True)
     posts = PostSerializer(source="visible_posts", many=True)
     participations = ParticipationSerializer(source="visible_participations", many=True)
+    statements = serializers.SerializerMethodField()
 
     class Meta:
         model = Person
         fields = ["url", "slug", "name", "fictional", "marked_historical", "side", "birth", "death", "description",
-                  "names", "posts", "participations", "citations"]
+                  "names", "posts", "participations", "citations", "statements"]
+
+    @extend_schema_field(_statements_schema("person"))
+    def get_statements(self, record: Any) -> dict[str, Any]:
+        return statements_document(record, _request(self))
+
+    def to_representation(self, person: Person) -> dict[str, Any]:
+        data = super().to_representation(person)
+        for name, chosen in self.stated_values(person).items():
+            data[name] = chosen[0].value if chosen else ""
+        return data
 
 
 class UnitSerializer(_RecordSerializer):
@@ -372,16 +513,29 @@ class LocationAliasSerializer(serializers.ModelSerializer):
         fields = ["name", "language", "note"]
 
 
-class LocationSerializer(_RecordSerializer):
+class LocationSerializer(StatedMixin, _RecordSerializer):
     aliases = LocationAliasSerializer(many=True)
     parent = serializers.SerializerMethodField()
     latitude = serializers.FloatField(allow_null=True)
     longitude = serializers.FloatField(allow_null=True)
+    statements = serializers.SerializerMethodField()
 
     class Meta:
         model = Location
         fields = ["url", "slug", "name", "fictional", "marked_historical", "kind", "description", "aliases",
-                  "parent", "latitude", "longitude", "coordinate_precision", "citations"]
+                  "parent", "latitude", "longitude", "coordinate_precision", "citations", "statements"]
+
+    @extend_schema_field(_statements_schema("location"))
+    def get_statements(self, record: Any) -> dict[str, Any]:
+        return statements_document(record, _request(self))
+
+    def to_representation(self, location: Location) -> dict[str, Any]:
+        data = super().to_representation(location)
+        chosen = self.stated_values(location).get("coordinates")
+        if chosen:
+            latitude, longitude = parse_coordinates(chosen[0].value)
+            data["latitude"], data["longitude"] = float(latitude), float(longitude)
+        return data
 
     @extend_schema_field(PlaceRefSerializer(allow_null=True))
     def get_parent(self, location: Location) -> dict[str, Any] | None:
@@ -391,20 +545,41 @@ class LocationSerializer(_RecordSerializer):
 # --- events -----------------------------------------------------------------------------------
 
 
-class EventSerializer(_RecordSerializer):
+class EventSerializer(StatedMixin, _RecordSerializer):
     locations = serializers.SerializerMethodField()
     parent = RefField(allow_null=True)
     children = serializers.SerializerMethodField()
     participations = ParticipationSerializer(source="visible_participations", many=True)
+    statements = serializers.SerializerMethodField()
 
     class Meta:
         model = Event
         fields = ["url", "slug", "title", "fictional", "kind", "description", "date_text", "date", "earliest",
-                  "latest", "locations", "parent", "children", "participations", "citations"]
+                  "latest", "locations", "parent", "children", "participations", "citations", "statements"]
+
+    @extend_schema_field(_statements_schema("event"))
+    def get_statements(self, record: Any) -> dict[str, Any]:
+        return statements_document(record, _request(self))
 
     @extend_schema_field(PlaceRefSerializer(many=True))
     def get_locations(self, event: Event) -> list[dict[str, Any] | None]:
-        return [place_ref(place, _request(self)) for place in event.locations.all()]
+        places = event.locations.all()
+        accounts = visible_accounts(event).get("location")
+        if accounts:
+            stated = {st.value for st in shown("location", accounts)}
+            places = [place for place in places if place.slug in stated]
+        return [place_ref(place, _request(self)) for place in places]
+
+    def to_representation(self, event: Event) -> dict[str, Any]:
+        data = super().to_representation(event)
+        stated = self.stated_values(event)
+        if "date" in stated:
+            best = stated["date"][0] if stated["date"] else None
+            data["date"] = best.value if best else ""
+            data["date_text"] = best.as_written if best else ""
+            data["earliest"] = _moment(best.earliest) if best else None
+            data["latest"] = _moment(best.latest) if best else None
+        return data
 
     @extend_schema_field(RefSerializer(many=True))
     def get_children(self, event: Event) -> list[dict[str, Any] | None]:

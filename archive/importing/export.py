@@ -50,6 +50,7 @@ DEFAULT_LAYOUT: list[tuple[str, list[str]]] = [
     ("04_places.json", ["archive.location", "archive.locationalias"]),
     ("05_events.json", ["archive.event", "archive.participation"]),
     ("06_citations.json", ["archive.citation"]),
+    ("07_statements.json", ["archive.statement"]),
     ("07_redirects.json", ["archive.slugredirect"]),
     ("08_notes.json", ["archive.curatornote"]),
 ]

@@ -1,0 +1,69 @@
+"""Admin of statements: the ranked values of a record's fields and the citations that give them.
+
+A statement is reviewed like every curated record. The form names one record
+(the model's CHECK constraint refuses two), the field it states, the value in
+the field's canonical form (`Statement.clean()` checks it and fills an event
+date's bounds from its EDTF when none are given) and the citations of that
+same record that give the value (`archive.statements.check_citations`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from archive import statements
+from archive.models import Statement
+from archive.models.statements import STATEMENT_TARGETS
+
+from .base import CuratedAdmin
+
+
+class StatementTargetFilter(admin.SimpleListFilter):
+    title = _("statement about")
+    parameter_name = "about"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [(name, Statement._meta.get_field(name).verbose_name) for name in STATEMENT_TARGETS]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() in STATEMENT_TARGETS:
+            return queryset.filter(**{f"{self.value()}__isnull": False})
+        return queryset
+
+
+class StatementForm(forms.ModelForm):
+    class Meta:
+        model = Statement
+        fields = [
+            "slug", *STATEMENT_TARGETS, "field", "value", "as_written", "earliest", "latest", "rank", "position",
+            "note", "citations",
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        cited = cleaned.get("citations")
+        if cited is not None and not self.errors:
+            probe = Statement(**{name: cleaned.get(name) for name in STATEMENT_TARGETS})
+            statements.check_citations(statement=probe, citations=list(cited))
+        return cleaned
+
+
+@admin.register(Statement)
+class StatementAdmin(CuratedAdmin):
+    form = StatementForm
+    list_display = ("slug", "field", "value", "as_written", "rank", "status", "modified_by")
+    list_filter = ("status", "field", "rank", StatementTargetFilter)
+    list_select_related = ("modified_by",)
+    search_fields = ("slug", "value", "as_written", "note")
+    autocomplete_fields = ("event", "participation", "post", "person", "location", "citations")
+    fieldsets = [
+        (None, {"fields": ("slug", "event", "participation", "post", "person", "location", "field")}),
+        (_("Value"), {"fields": ("value", "as_written", "earliest", "latest", "rank", "position", "note")}),
+        (_("Evidence"), {"fields": ("citations",)}),
+    ]
