@@ -2,6 +2,7 @@
 
 A thin shell over `archive.importing.source_text.import_source`; it turns
 refusals into CommandError so that the shell sees a failure and a message.
+Only a regular file of at most SOURCE_IMPORT_MAX_BYTES (default 50 MB) is read.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ class Command(BaseCommand):
     help = "Import a UTF-8 text file as a source and its passages (a new source is a draft)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", help="the text file, UTF-8")
+        parser.add_argument("file", help="the text file, UTF-8, at most SOURCE_IMPORT_MAX_BYTES (default 50 MB)")
         parser.add_argument("--slug", required=True)
         parser.add_argument("--title", required=True)
         parser.add_argument("--kind", required=True, choices=SourceKind.values)
