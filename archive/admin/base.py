@@ -1,24 +1,24 @@
-"""What every curated admin shares: review workflow, audit, history, spreadsheets, fast lists.
+"""What every curated admin shares: review workflow, revisions, history, spreadsheets, fast lists.
 
-The admin is a thin layer: every change of review state goes through
-`archive.curation` (submit, approve, reject with four eyes) and every merge
-through `archive.merging`, so the same rules hold in the admin, in an import
-and in a shell. What this module adds is bookkeeping the model cannot do by
-itself, because only the admin knows who is at the keyboard:
+The admin is a thin layer over `archive.services`, which owns every write:
+a new record is a draft of its author; an edit of a draft is saved in place,
+over the version its form was opened on (`archive.locking`); an edit of a
+published record — its form, an inline, a name or alias, a revert, a
+deletion, a bulk action, a merge — becomes the record's pending revision and
+the published version stays served until someone who contributed nothing to
+the change approves it (`archive.services.revisions`). This module only
+translates forms into those calls and says what happened:
 
-* `created_by` / `modified_by` on every save, including inline saves (a change
-  in an inline marks the parent as last changed by that user, so the author of
-  a new alias cannot approve the person it was added to);
+* the change form of a published record shows its pending revision, and
+  carries the revision's version (hidden) besides the record's, so that two
+  curators never overwrite each other's proposal unseen;
 * the status fields are read-only in every form, so a forged POST with
   `status=approved` changes nothing;
-* a revert to an old version restores its fields but leaves the record in
-  review, last changed by the one who reverted: it is reviewed like any edit;
-* the change form carries the record's version (hidden), so a form opened
-  before someone else saved is refused with what they changed, never saved
-  over their change (`archive.locking`).
+* the save message says when an edit went to review and that the published
+  version stays live.
 
 Changelists stay cheap on large tables: related rows come by
-`list_select_related`, the `fictional` flag by annotation, and the paginator
+`list_select_related`, the `fictional` flag is stored, and the paginator
 never counts a huge table row by row.
 """
 
@@ -36,15 +36,18 @@ from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
-from import_export.admin import ImportExportMixin
 from simple_history.admin import SimpleHistoryAdmin
 
-from archive import counting, curation, locking
+from archive import counting, locking
+from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
-from archive.models import Curated, Status
+from archive.models import Curated, Revision, RevisionKind, Status
+from archive.services import records, revisions
+from archive.services import review as curation
 
 # Review state and audit: shown, never edited by hand.
 CURATION_FIELDS = (
@@ -57,6 +60,9 @@ CURATION_FIELDS = (
     "created_at",
     "updated_at",
 )
+
+# Hidden fields of the change form that are no model fields: the versions it was opened on.
+FORM_ONLY = ("version", "revision_version")
 
 
 class EstimatedCountPaginator(Paginator):
@@ -170,31 +176,27 @@ class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
     paginator = EstimatedCountPaginator
 
     def save_formset(self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool) -> None:
+        """Each inline row through the services: a published record's rows become proposals."""
         instances = formset.save(commit=False)
+        parent_field = formset.fk.name  # type: ignore[attr-defined]
+        proposed = False
         for obj in formset.deleted_objects:
-            obj._history_user = request.user  # type: ignore[attr-defined]
-            obj.delete()
+            if isinstance(obj, Curated):
+                proposed |= records.record_delete(record=obj, by=request.user) is not None
+            else:
+                proposed |= records.child_delete(child=obj, parent_field=parent_field, by=request.user) is not None
         for instance in instances:
             if isinstance(instance, Curated):
-                if instance._state.adding:
-                    instance.created_by = request.user  # type: ignore[assignment]
-                instance.modified_by = request.user  # type: ignore[assignment]
-            instance._history_user = request.user  # type: ignore[attr-defined]
-            instance.save()
-        formset.save_m2m()
-
-    def save_related(self, request: HttpRequest, form: ModelForm, formsets: Iterable[Any], change: bool) -> None:
-        super().save_related(request, form, formsets, change)
-        parent = form.instance
-        if change and isinstance(parent, Curated) and getattr(parent, "_archive_unsaved", False):
-            if any(formset.has_changed() for formset in formsets):
-                # An inline change is a change of the parent: the parent is last
-                # changed by this user, and an approved parent goes back to review.
-                parent.modified_by = request.user  # type: ignore[assignment]
-                parent._history_user = request.user  # type: ignore[attr-defined]
-                parent._change_reason = "changed in an inline"  # type: ignore[attr-defined]
-                parent.save()
-            parent._archive_unsaved = False  # type: ignore[attr-defined]
+                if instance.pk is None:
+                    records.record_create(record=instance, by=request.user, reason="added in an inline")
+                else:
+                    proposed |= records.record_update(record=instance, by=request.user) is not None
+            else:
+                proposed |= records.child_save(child=instance, parent_field=parent_field, by=request.user) is not None
+        if not records.is_published(form.instance):
+            formset.save_m2m()
+        if proposed:
+            request._archive_proposed = True  # type: ignore[attr-defined]
 
 
 class VersionCheckedForm(forms.ModelForm):
@@ -208,11 +210,18 @@ class VersionCheckedForm(forms.ModelForm):
     """
 
     version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    # The version of the pending revision the form was opened on (0: none was pending).
+    revision_version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=0)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance.pk is not None:
             self.fields["version"].initial = self.instance.version
+            self.fields["revision_version"].initial = getattr(self.instance, "_revision_shown", 0)
+            pending_m2m = getattr(self.instance, "_revision_m2m", {})
+            for name, pks in pending_m2m.items():
+                if name in self.fields and not self.is_bound:
+                    self.initial[name] = pks
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -227,10 +236,13 @@ class VersionCheckedForm(forms.ModelForm):
         if current is not None and current != posted:
             raise locking.ConcurrentEdit(instance, loaded_version=posted, using=using)
         instance.version = posted
+        shown = cleaned.get("revision_version")
+        if shown is not None:
+            instance._revision_shown = shown  # checked against the pending revision when proposed
         return cleaned
 
 
-class CuratedAdmin(ImportExportMixin, AuditedAdmin):
+class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
     """Admin of a curated model: review actions, read-only status, spreadsheets."""
 
     formats = SPREADSHEET_FORMATS
@@ -248,31 +260,57 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
         cleaned = []
         for name, options in fieldsets:
             fields = [field for field in options.get("fields", ()) if field not in CURATION_FIELDS]
-            cleaned.append((name, {**options, "fields": [field for field in fields if field != "version"]}))
-        return [*cleaned, (_("Review"), {"fields": (*CURATION_FIELDS, "version")})]
+            cleaned.append((name, {**options, "fields": [field for field in fields if field not in FORM_ONLY]}))
+        return [*cleaned, (_("Review"), {"fields": (*CURATION_FIELDS, *FORM_ONLY)})]
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         # `version` is not an editable model field; the form declares it.
         if kwargs.get("fields") is None and "fields" not in kwargs:
             kwargs["fields"] = admin.utils.flatten_fieldsets(self.get_fieldsets(request, obj))
         if kwargs.get("fields") is not None:
-            kwargs["fields"] = [name for name in kwargs["fields"] if name != "version"]
+            kwargs["fields"] = [name for name in kwargs["fields"] if name not in FORM_ONLY]
         form = super().get_form(request, obj, change, **kwargs)
         if _is_revert(request, self.model):
             # A revert starts from an old version on purpose; `_prepare_revert` saves it on the current one.
-            return type(form.__name__, (form,), {"version": forms.IntegerField(widget=forms.HiddenInput,
-                                                                               required=False)})
+            hidden = {name: forms.IntegerField(widget=forms.HiddenInput, required=False) for name in FORM_ONLY}
+            return type(form.__name__, (form,), hidden)
         return type(form.__name__, (VersionCheckedForm, form), {})
 
     def changeform_view(self, request: HttpRequest, object_id: str | None = None, form_url: str = "",
                         extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        extra_context = {**(extra_context or {}), "show_submit_for_review": True}
+        if object_id is not None:
+            record = self.get_object(request, object_id)
+            pending = getattr(record, "_pending_revision", None)
+            if pending is not None and request.method == "GET":
+                self.message_user(
+                    request,
+                    _(
+                        "This form shows a change pending review (by %(who)s); the published version "
+                        "stays live until another person approves it."
+                    )
+                    % {"who": pending.created_by or "?"},
+                    messages.WARNING,
+                )
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
-        except locking.ConcurrentEdit as exc:
+        except (locking.ConcurrentEdit, revisions.RevisionChanged) as exc:
             # Lost the race between the form's check and the UPDATE: nothing
             # was saved (the view's transaction rolled back); say why.
             self.message_user(request, " ".join(exc.messages), messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
+        """The record as its editor should see it: with its pending revision laid over the published values."""
+        record = super().get_object(request, object_id, from_field)
+        if isinstance(record, Curated) and record.status == Status.APPROVED and not _is_revert(request, self.model):
+            pending = revisions.pending_revision(record)
+            if pending is not None:
+                revisions.with_pending(record, pending)
+                record._pending_revision = pending  # type: ignore[attr-defined]
+            else:
+                record._revision_shown = 0  # type: ignore[attr-defined]
+        return record
 
     def has_review_permission(self, request: HttpRequest) -> bool:
         opts = self.opts
@@ -287,34 +325,106 @@ class CuratedAdmin(ImportExportMixin, AuditedAdmin):
     # -- writing
 
     def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
+        if not change:
+            records.record_create(record=obj, by=request.user)
+            if "_submit_for_review" in request.POST:
+                curation.submit(obj, by=request.user)
+            return
+        if records.is_published(obj):
+            # Proposed in `save_related`, together with the links and inline rows of the form.
+            obj._archive_kind = RevisionKind.REVERT if _is_revert(request, self.model) else RevisionKind.CHANGE
+            if obj._archive_kind == RevisionKind.REVERT:
+                # A revert states the whole old version: compared field by field with the published one.
+                pending = revisions.pending_revision(obj)
+                obj._revision_shown = pending.version if pending is not None else 0
+            return
         if _is_revert(request, self.model):
             self._prepare_revert(request, obj)
-        elif change and not form.has_changed():
-            # Nothing changed in the record itself; an inline change, if any,
-            # touches it in `save_related`.
-            obj._archive_unsaved = True
+            records.record_update(record=obj, by=request.user, reason="reverted to an earlier version")
+        elif form.has_changed():
+            records.record_update(record=obj, by=request.user)
+        if "_submit_for_review" in request.POST and obj.status in (Status.DRAFT, Status.REJECTED):
+            curation.submit(obj, by=request.user)
+
+    def save_related(self, request: HttpRequest, form: ModelForm, formsets: Iterable[Any], change: bool) -> None:
+        obj = form.instance
+        kind = getattr(obj, "_archive_kind", None)
+        if kind is None:
+            super().save_related(request, form, formsets, change)
             return
+        links = {
+            field.name: form.cleaned_data[field.name]
+            for field in obj._meta.many_to_many
+            if field.name in form.cleaned_data
+        }
+        revision = records.record_update(record=obj, by=request.user, m2m=links, kind=kind)
+        request._archive_proposed = True  # type: ignore[attr-defined]
+        request._archive_revision = revision  # type: ignore[attr-defined]
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def _said_proposed(self, request: HttpRequest, obj: Any) -> bool:
+        if not getattr(request, "_archive_proposed", False):
+            return False
+        pending = revisions.pending_revision(obj) if obj.pk is not None else None
+        if pending is None:
+            self.message_user(
+                request,
+                _("%(record)s: nothing differs from the published version any more; no change is pending.")
+                % {"record": obj},
+                messages.SUCCESS,
+            )
         else:
-            if not change:
-                obj.created_by = request.user
-                obj.status = Status.DRAFT
-            obj.modified_by = request.user
-        super().save_model(request, obj, form, change)
+            self.message_user(
+                request,
+                _(
+                    "Your change of %(record)s went to review. The published version stays live until "
+                    "another person approves the change."
+                )
+                % {"record": obj},
+                messages.SUCCESS,
+            )
+        return True
+
+    def response_change(self, request: HttpRequest, obj: Any) -> HttpResponse:
+        if self._said_proposed(request, obj):
+            return HttpResponseRedirect(request.path)
+        if "_submit_for_review" in request.POST and obj.status == Status.IN_REVIEW:
+            self.message_user(request, _("%(record)s was submitted for review.") % {"record": obj}, messages.SUCCESS)
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        if records.record_delete(record=obj, by=request.user) is not None:
+            request._archive_proposed = True  # type: ignore[attr-defined]
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for record in self._records(queryset):
+            self.delete_model(request, record)
+
+    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: Any) -> HttpResponse:
+        if getattr(request, "_archive_proposed", False):
+            self.message_user(
+                request,
+                _("The deletion of %(record)s went to review; the record stays published until it is approved.")
+                % {"record": obj_display},
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
+        return super().response_delete(request, obj_display, obj_id)
 
     def _prepare_revert(self, request: HttpRequest, obj: Any) -> None:
-        """Restore an old version's fields, but as a new change awaiting review."""
+        """Restore an old version's fields of an unpublished record, keeping its review state."""
         current = self.model._default_manager.get(pk=obj.pk)
         for attname in _untracked_fields(self.model):
             setattr(obj, attname, getattr(current, attname))
         obj._loaded_status = current.status
         obj.version = current.version
-        obj.status = Status.IN_REVIEW
+        obj.status = current.status
         obj.created_by_id = current.created_by_id
-        obj.modified_by = request.user
-        obj.reviewed_by = None
-        obj.reviewed_at = None
+        obj.reviewed_by = current.reviewed_by
+        obj.reviewed_at = current.reviewed_at
         obj.review_note = current.review_note
-        obj._change_reason = "reverted to an earlier version"
 
     # -- review actions
 
@@ -406,29 +516,60 @@ class CuratedInlineMixin:
         return [*readonly, "status"] if "status" not in readonly else readonly
 
 
-def touch_parent(parent: Curated, user: Any, reason: str) -> None:
-    """A change of a name or alias is a change of the record it names."""
-    parent.modified_by = user
-    parent._history_user = user  # type: ignore[attr-defined]
-    parent._change_reason = reason  # type: ignore[attr-defined]
-    parent.save()
-
-
-class ChildAdmin(ImportExportMixin, AuditedAdmin):
-    """Admin of a name or an alias: saving one marks its record as changed by the user."""
+class ChildAdmin(SpreadsheetImportMixin, AuditedAdmin):
+    """Admin of a name or an alias: a change of one is a change of the record it names."""
 
     formats = SPREADSHEET_FORMATS
     parent_field: str = ""
 
     def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        if not change or form.has_changed():
-            touch_parent(getattr(obj, self.parent_field), request.user, f"{self.opts.verbose_name} changed")
+        # A revert form never "has changed"; the services compare with the stored row instead.
+        if records.child_save(child=obj, parent_field=self.parent_field, by=request.user) is not None:
+            request._archive_proposed = True  # type: ignore[attr-defined]
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
-        parent = getattr(obj, self.parent_field)
-        super().delete_model(request, obj)
-        touch_parent(parent, request.user, f"{self.opts.verbose_name} deleted")
+        if records.child_delete(child=obj, parent_field=self.parent_field, by=request.user) is not None:
+            request._archive_proposed = True  # type: ignore[attr-defined]
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for child in queryset:
+            self.delete_model(request, child)
+
+    def response_change(self, request: HttpRequest, obj: Any) -> HttpResponse:
+        if getattr(request, "_archive_proposed", False):
+            self.message_user(
+                request,
+                _(
+                    "Your change of %(child)s went to review as a change of %(record)s; the published version "
+                    "stays live until another person approves it."
+                )
+                % {"child": obj, "record": getattr(obj, self.parent_field)},
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)
+
+    def response_add(self, request: HttpRequest, obj: Any, post_url_continue: str | None = None) -> HttpResponse:
+        if getattr(request, "_archive_proposed", False):
+            self.message_user(
+                request,
+                _("The new %(child)s went to review as a change of %(record)s.")
+                % {"child": obj._meta.verbose_name, "record": getattr(obj, self.parent_field)},
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: Any) -> HttpResponse:
+        if getattr(request, "_archive_proposed", False):
+            self.message_user(
+                request,
+                _("The deletion of %(child)s went to review; it stays published until it is approved.")
+                % {"child": obj_display},
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
+        return super().response_delete(request, obj_display, obj_id)
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         return self.has_add_permission(request) and self.has_change_permission(request)
@@ -444,7 +585,7 @@ class MergeMixin:
 
     @admin.action(description=_("Merge the two selected records into one…"), permissions=["change"])
     def merge_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        from archive import merging
+        from archive.services import merges
 
         records = list(self.model._default_manager.filter(pk__in=queryset.values("pk")))  # type: ignore[attr-defined]
         if len(records) != 2:
@@ -456,16 +597,20 @@ class MergeMixin:
             duplicate = next(record for record in records if str(record.pk) != chosen)
             old_slug = duplicate.slug
             try:
-                merging.merge(survivor, duplicate, by=request.user)
+                outcome = merges.merge(survivor=survivor, duplicate=duplicate, by=request.user)
             except (PermissionDenied, ValidationError) as exc:
                 text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
                 self.message_user(request, text, messages.ERROR)  # type: ignore[attr-defined]
             else:
+                if isinstance(outcome, Revision):
+                    text = _(
+                        "The merge of %(old)s into %(survivor)s went to review; both stay published as they "
+                        "are until another person approves it."
+                    )
+                else:
+                    text = _("Merged %(old)s into %(survivor)s; the survivor is now in review.")
                 self.message_user(  # type: ignore[attr-defined]
-                    request,
-                    _("Merged %(old)s into %(survivor)s; the survivor is now in review.")
-                    % {"old": old_slug, "survivor": survivor.slug},
-                    messages.SUCCESS,
+                    request, text % {"old": old_slug, "survivor": survivor.slug}, messages.SUCCESS
                 )
             return None
         context = {

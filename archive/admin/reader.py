@@ -33,7 +33,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from archive import curation
+from archive.services import review as curation
 from archive.models import (
     TARGET_FIELDS,
     Citation,

@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from archive import curation
+from archive.services import review as curation
 from archive.models import (
     Citation,
     Curated,

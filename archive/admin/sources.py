@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import HttpRequest
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from archive.importing.spreadsheets import SourceResource
 from archive.models import Passage, Source
+from archive.services import records
 
 from .base import AuditedAdmin, CuratedAdmin, SourceListFilter
 
@@ -67,6 +68,17 @@ class PassageAdmin(AuditedAdmin):
     @admin.display(description=_("text"))
     def excerpt(self, obj: Passage) -> str:
         return Truncator(obj.text).chars(60)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        # A passage's role and the source it quotes decide fiction and quotation: of a
+        # published source, a change of them is reviewed like any other change of it.
+        if records.child_save(child=obj, parent_field="source", by=request.user) is not None:
+            self.message_user(
+                request,
+                _("Your change of %(passage)s went to review as a change of %(source)s; the published text "
+                  "stays as it is until another person approves it.") % {"passage": obj, "source": obj.source},
+                messages.SUCCESS,
+            )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -55,6 +55,8 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from archive.services import records, revisions
+from archive.services.authorship import save_as
 from archive.text import anchor
 
 # -- formats
@@ -279,13 +281,36 @@ class CuratedResource(ArchiveResource):
             instance.created_by = user
             instance.status = Status.DRAFT
         instance.modified_by = user
-        if _user_can_review(user, type(instance)) and instance.status in (Status.DRAFT, Status.REJECTED):
+        if (
+            _user_can_review(user, type(instance))
+            and instance.status in (Status.DRAFT, Status.REJECTED)
+            and not records.is_published(instance)
+        ):
             # Four eyes: the importing reviewer has just changed it, so another
             # reviewer approves it.
             instance.status = Status.IN_REVIEW
-        instance._history_user = user
-        instance._change_reason = "imported from a spreadsheet"
+        self._importing_user = user
         super().before_save_instance(instance, row, **kwargs)
+
+    def do_instance_save(self, instance: Any, is_create: bool) -> None:
+        """A row of a published record proposes a change of it; any other row is saved as it stands."""
+        user = getattr(self, "_importing_user", None)
+        if not is_create and records.is_published(instance):
+            revisions.propose_change(record=instance, by=user)
+            return
+        save_as(instance, by=user, reason="imported from a spreadsheet")
+
+    def save_m2m(self, instance: Any, row: Any, **kwargs: Any) -> None:
+        if records.is_published(instance):
+            links = {
+                field.attribute: field.clean(row)
+                for field in self.get_import_fields()
+                if isinstance(field.widget, widgets.ManyToManyWidget) and field.column_name in row
+            }
+            if links:
+                revisions.propose_change(record=instance, by=getattr(self, "_importing_user", None), m2m=links)
+            return
+        super().save_m2m(instance, row, **kwargs)
 
 
 class ChildResource(ArchiveResource):
@@ -306,21 +331,17 @@ class ChildResource(ArchiveResource):
 
     def before_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
         user = kwargs.get("user")
-        instance._history_user = user if user is not None and user.is_authenticated else None
+        self._importing_user = user if user is not None and user.is_authenticated else None
         super().before_save_instance(instance, row, **kwargs)
 
-    def after_save_instance(self, instance: Any, row: Any, **kwargs: Any) -> None:
-        super().after_save_instance(instance, row, **kwargs)
-        if kwargs.get("dry_run") and not kwargs.get("using_transactions"):
-            return
-        user = kwargs.get("user")
-        user = user if user is not None and user.is_authenticated else None
-        parent: Curated = getattr(instance, self.parent_field)
-        parent.refresh_from_db()
-        parent.modified_by = user
-        parent._history_user = user  # type: ignore[attr-defined]
-        parent._change_reason = f"{instance._meta.verbose_name} imported from a spreadsheet"  # type: ignore[attr-defined]
-        parent.save()
+    def do_instance_save(self, instance: Any, is_create: bool) -> None:
+        # Of a published record, the row becomes part of its pending revision.
+        records.child_save(
+            child=instance,
+            parent_field=self.parent_field,
+            by=getattr(self, "_importing_user", None),
+            reason="imported from a spreadsheet",
+        )
 
 
 class SourceResource(CuratedResource):

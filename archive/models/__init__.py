@@ -7,6 +7,7 @@ from .events import Event, EventKind, Participation, ParticipationRole
 from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
 from .redirects import RedirectModel, SlugRedirect
+from .revisions import Revision, RevisionKind, RevisionState
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
 from .statements import Statement, StatementField
 from .units import Echelon, Post, Unit, UnitAlias
@@ -35,6 +36,9 @@ __all__ = [
     "Post",
     "Rank",
     "RedirectModel",
+    "Revision",
+    "RevisionKind",
+    "RevisionState",
     "Script",
     "Side",
     "SlugRedirect",

@@ -1,12 +1,13 @@
 """Review state and the fields every curated record shares.
 
 A record enters as a draft, is submitted for review and is approved or rejected
-by someone other than its author (four eyes). The transitions live here, in the
-model layer, so that the admin, the importers and a shell script all go through
-the same rules: `save()` refuses a status that was not reached by a transition.
-Every curated row also carries a `version`, checked and incremented by the
-UPDATE of each save, so that no save overwrites a change it has not seen
-(`archive.locking`).
+by someone other than its contributors (four eyes). The rules of every write
+live in `archive.services`; the model only refuses what must never happen,
+whoever calls `save()`: a reviewed status not reached by a transition, and an
+in-place change of a published record (it is proposed as a revision instead,
+`archive.models.revisions`). Every curated row carries a `version`, which the
+services check and increment so that no save overwrites a change it has not
+seen (`archive.locking`).
 """
 
 from __future__ import annotations
@@ -44,29 +45,6 @@ class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignor
 
     def get_by_natural_key(self, slug: str) -> Any:
         return self.get(slug=slug)
-
-
-def fictional_expression(
-    model: type[models.Model], citation_model: type[models.Model] | None = None
-) -> models.Expression:
-    """Fiction is a property of evidence: the definition of `Cited.fictional`.
-
-    A record is fictional when it has approved citations and all of them come
-    from fiction; a person, unit or place a curator marked historical never is.
-    `archive.fiction` stores its value on each record and keeps it current.
-    `citation_model` is given by migrations, which use historical models.
-    """
-    if citation_model is None:
-        from .citations import Citation as citation_model
-
-    field = model._meta.model_name
-    cited = citation_model._default_manager.filter(**{field: models.OuterRef("pk")}, status=Status.APPROVED)
-    expression = models.Exists(cited.filter(passage__source__is_fiction=True)) & ~models.Exists(
-        cited.filter(passage__source__is_fiction=False)
-    )
-    if any(f.name == "marked_historical" for f in model._meta.get_fields()):
-        expression &= models.Q(marked_historical=False)
-    return models.ExpressionWrapper(expression, output_field=models.BooleanField())
 
 
 class NaturalKeyBySlug:
@@ -120,48 +98,15 @@ class Curated(NaturalKeyBySlug, models.Model):
     # The status a row had when it was read, to detect a status changed by hand.
     _loaded_status: str | None = None
     _transition_allowed: bool = False
-    # Set by `_save_table` for the duration of a raw save (loaddata).
-    _raw_save: bool = False
+    # Set by `archive.services.revisions` while it applies an approved revision.
+    _publishing: bool = False
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._transition_allowed:
             self._guard_status()
         self._transition_allowed = False
         super().save(*args, **kwargs)
-
-    def _save_table(self, raw: bool = False, *args: Any, **kwargs: Any) -> Any:
-        # loaddata calls `Model.save_base` itself, so the raw flag is caught here.
-        self._raw_save = raw
-        try:
-            return super()._save_table(raw, *args, **kwargs)
-        finally:
-            self._raw_save = False
-
-    def _do_update(
-        self, base_qs: Any, using: str, pk_val: Any, values: list[Any], update_fields: Any, forced_update: bool
-    ) -> bool:
-        """Update only the version that was loaded, incrementing it in the same statement.
-
-        A row that exists under another version is a concurrent edit and
-        raises `archive.locking.ConcurrentEdit`; nothing is written. A raw
-        save (loaddata) writes the fixture's version unchecked.
-        """
-        from archive.locking import ConcurrentEdit
-
-        version_field = self._meta.get_field("version")
-        if self._raw_save or not any(field is version_field for field, _model, _value in values):
-            return super()._do_update(base_qs, using, pk_val, values, update_fields, forced_update)
-        loaded = self.version
-        values = [
-            (field, model, models.F("version") + 1 if field is version_field else value)
-            for field, model, value in values
-        ]
-        if base_qs.filter(pk=pk_val, version=loaded)._update(values) > 0:
-            self.version = loaded + 1
-            return True
-        if base_qs.filter(pk=pk_val).exists():
-            raise ConcurrentEdit(self, loaded_version=loaded, using=using, fallback=self)
-        return False
+        self._loaded_status = self.status
 
     @classmethod
     def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
@@ -170,7 +115,7 @@ class Curated(NaturalKeyBySlug, models.Model):
         return instance
 
     # Status changes an ordinary save may make; approval and rejection are not
-    # among them, they are reached only through `archive.curation`.
+    # among them, they are reached only through `archive.services.review`.
     _MANUAL_CHANGES = {
         (None, Status.DRAFT),
         (None, Status.IN_REVIEW),
@@ -181,15 +126,20 @@ class Curated(NaturalKeyBySlug, models.Model):
         (Status.REJECTED, Status.REJECTED),
         (Status.REJECTED, Status.DRAFT),
         (Status.REJECTED, Status.IN_REVIEW),
-        (Status.APPROVED, Status.IN_REVIEW),
     }
 
     def _guard_status(self) -> None:
-        """An ordinary save may not set a reviewed status; an edit reopens review."""
-        if self._loaded_status == Status.APPROVED and self.status == Status.APPROVED:
-            self.status = Status.IN_REVIEW
-            self.reviewed_by = None
-            self.reviewed_at = None
+        """A save may not set a reviewed status, nor change a published record in place."""
+        if self._loaded_status == Status.APPROVED and not self._publishing:
+            raise ValidationError(
+                _(
+                    "%(record)s is published: a change of it is proposed with "
+                    "archive.services.records.record_update, which sends it to review and keeps "
+                    "the approved version served."
+                )
+                % {"record": self}
+            )
+        if self._publishing:
             return
         if (self._loaded_status, self.status) not in self._MANUAL_CHANGES:
             raise ValidationError(
@@ -200,10 +150,9 @@ class Curated(NaturalKeyBySlug, models.Model):
             )
 
     def save_transition(self, **kwargs: Any) -> None:
-        """Save a status that a transition in `archive.curation` has checked."""
+        """Save a status that a transition in `archive.services.review` has checked."""
         self._transition_allowed = True
         self.save(**kwargs)
-        self._loaded_status = self.status
 
 
 class Cited(Curated):
@@ -219,6 +168,14 @@ class Cited(Curated):
     _loaded_marked_historical: bool | None = None
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        # A save of a stored row never writes the flag: the copy in memory may
+        # be older than the evidence, which `archive.fiction` keeps it equal to.
+        if not self._state.adding and kwargs.get("update_fields") is None and not kwargs.get("force_insert"):
+            kwargs["update_fields"] = [
+                field.name
+                for field in self._meta.concrete_fields
+                if not field.primary_key and field.name != "fictional"
+            ]
         super().save(*args, **kwargs)
         self._loaded_marked_historical = self.__dict__.get("marked_historical")
 
@@ -227,10 +184,3 @@ class Cited(Curated):
         instance = super().from_db(db, field_names, values)
         instance._loaded_marked_historical = instance.__dict__.get("marked_historical")
         return instance
-
-    def _do_update(
-        self, base_qs: Any, using: str, pk_val: Any, values: list[Any], update_fields: Any, forced_update: bool
-    ) -> bool:
-        # A save never writes the flag: the copy in memory may be older than the evidence.
-        values = [entry for entry in values if entry[0].name != "fictional"]
-        return super()._do_update(base_qs, using, pk_val, values, update_fields, forced_update)

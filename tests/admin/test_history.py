@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from archive import curation
+from archive.services import review as curation
 from archive.models import Person, Source, Status
 from tests.admin.helpers import change_url, client_for, form_data, person, source, user
 

@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from archive import curation
-from archive.merging import merge
+from archive.services import review as curation
+from archive.services.merges import merge
 from archive.models import (
     Citation,
     Location,
@@ -114,7 +114,7 @@ def test_redirects_are_flattened_by_a_later_merge(curator: User) -> None:
 def test_a_failed_merge_changes_nothing(curator: User, monkeypatch: pytest.MonkeyPatch) -> None:
     tang, twin = person(slug="tang"), person(slug="twin")
     PersonName.objects.create(person=twin, name="唐司令")
-    import archive.merging as merging
+    import archive.services.merges as merging
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk full")

@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from archive import curation
+from archive.services import review as curation
 from archive.models import Citation, Event, Passage, Person, Status
 from tests.factories import approved, cite, in_status, source_with_text, user
 

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from import_export.formats.base_formats import JSON
 
-from archive import curation
+from archive.services import review as curation
 from archive.importing.spreadsheets import (
     RESOURCES,
     CitationResource,

@@ -13,7 +13,7 @@ from django.contrib.messages import get_messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from archive import curation
+from archive.services import review as curation
 from archive.models import Person, PersonName, Status
 from tests.admin.helpers import change_url, changelist, client_for, form_data, person, user
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from archive import curation, merging
+from archive.services import merges as merging
+from archive.services import review as curation
 from archive.models import Person
 from tests.factories import approved, cite, source_with_text, user
 

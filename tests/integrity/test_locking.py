@@ -87,7 +87,7 @@ def test_a_refused_save_is_a_validation_error_and_leaves_the_instance_retryable(
 
 
 def test_review_transitions_are_locked_too() -> None:
-    from archive import curation
+    from archive.services import review as curation
 
     author, reviewer = user("lock-author", role="curator"), user("lock-reviewer", role="reviewer")
     tang = person(status=Status.DRAFT, created_by=author, modified_by=author)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from archive import merging
+from archive.services import merges as merging
 from archive.models import Citation, Person
 from tests.factories import approved, cite, source_with_text, user
 

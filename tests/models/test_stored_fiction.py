@@ -6,8 +6,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from archive import curation, fiction
-from archive.merging import merge
+from archive import fiction
+from archive.services import review as curation
+from archive.services.merges import merge
 from archive.models import Citation, Event, Location, Participation, Person, Source
 from tests.factories import approved, cite, source_with_text, user
 

@@ -1,20 +1,23 @@
 """Merge two records of the same person, unit or place into one.
 
 Sources name people and places many ways, so the same 唐生智 or 挹江门 can be
-entered twice. `merge(survivor, duplicate, by=user)` keeps the survivor and
+entered twice. `merge(survivor=…, duplicate=…, by=user)` keeps the survivor and
 gives it everything that pointed at the duplicate: names or aliases (the
 duplicate's own name becomes one), posts, participations, citations, child
 units or places, the events that happened there. The duplicate is deleted, its
 slug is kept as a `SlugRedirect` to the survivor (so old links answer with a
-redirect) and the survivor goes back to review, last changed by the one who
-merged: the merge as a whole is reviewed by someone else.
+redirect once the survivor is published).
+
+A merge is a change like any other: when either record is published, `merge`
+only proposes it as the survivor's pending revision, both records stay served
+as they are, and `merge_now` runs when a reviewer who had no hand in it
+approves (`archive.services.revisions`). Two unpublished records merge at
+once and the survivor goes to review.
 
 The records that move keep their own review state: a citation approved as
-evidence stays approved, now pointing at the survivor, and the survivor's
-review covers the move. Every moved row gets a history entry with the reason
-("merged …"), written with simple-history's bulk helpers, which leave the
-status guard of `save()` out of a change that is no edit of their content.
-All of it happens in one transaction, or none of it.
+evidence stays approved, now pointing at the survivor. Every moved row gets a
+history entry with the reason ("merged …"), written with simple-history's bulk
+helpers. All of it happens in one transaction, or none of it.
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ from archive.models import (
     Person,
     PersonName,
     Post,
+    Revision,
     SlugRedirect,
     Status,
     Unit,
     UnitAlias,
 )
+from archive.services.authorship import delete_as, mark, save_as
 
 MERGEABLE = (Person, Unit, Location)
 
@@ -89,9 +94,7 @@ def _move_names(
     moving = []
     for alias in name_model._default_manager.filter(**{field: duplicate}):
         if alias.name in taken:
-            alias._history_user = by
-            alias._change_reason = reason
-            alias.delete()
+            delete_as(alias, by=by, reason=reason)
             continue
         setattr(alias, field, survivor)
         if getattr(alias, "kind", None) == NameKind.PRIMARY:
@@ -103,9 +106,7 @@ def _move_names(
         bulk_update_with_history(moving, name_model, fields, default_user=by, default_change_reason=reason)
     if duplicate.name not in taken:
         added = name_model(**{field: survivor, "name": duplicate.name, **primary})
-        added._history_user = by
-        added._change_reason = reason
-        added.save()
+        save_as(added, by=by, reason=reason)
 
 
 def _move_parent_links(model: type[Model], survivor: Any, duplicate: Any, *, by: Any, reason: str) -> None:
@@ -126,8 +127,7 @@ def _move_parent_links(model: type[Model], survivor: Any, duplicate: Any, *, by:
 
 def _move_event_locations(survivor: Location, duplicate: Location, *, by: Any, reason: str) -> None:
     for event in Event.objects.filter(locations=duplicate):
-        event._history_user = by  # type: ignore[attr-defined]
-        event._change_reason = reason  # type: ignore[attr-defined]
+        mark(event, by=by, reason=reason)
         event.locations.add(survivor)
         event.locations.remove(duplicate)
 
@@ -143,13 +143,10 @@ def _redirect(survivor: Any, duplicate: Any, *, by: Any, reason: str) -> None:
     # A slug that once moved and now comes back as the survivor's own must not loop.
     SlugRedirect.objects.filter(model=model, old_slug=survivor.slug).delete()
     redirect = SlugRedirect(model=model, old_slug=duplicate.slug, new_slug=survivor.slug, note=reason, created_by=by)
-    redirect._history_user = by  # type: ignore[attr-defined]
-    redirect.save()
+    save_as(redirect, by=by, reason=reason)
 
 
-@transaction.atomic
-def merge(survivor: Curated, duplicate: Curated, *, by: Any) -> Curated:
-    """Merge `duplicate` into `survivor`; returns the survivor, now in review."""
+def _check(survivor: Curated, duplicate: Curated, *, by: Any) -> None:
     model = type(survivor)
     if model not in MERGEABLE:
         raise ValidationError(_("Only people, units and places are merged."))
@@ -162,12 +159,39 @@ def merge(survivor: Curated, duplicate: Curated, *, by: Any) -> Curated:
             _("You are not allowed to change %(records)s.") % {"records": model._meta.verbose_name_plural}
         )
 
+
+@transaction.atomic
+def merge(*, survivor: Curated, duplicate: Curated, by: Any) -> Revision | Curated:
+    """Merge `duplicate` into `survivor`: proposed for review if either is published, else at once.
+
+    Returns the pending revision, or the merged survivor (now in review).
+    """
+    _check(survivor, duplicate, by=by)
+    from archive.services import revisions
+    from archive.services.records import is_published
+
+    if is_published(survivor) or is_published(duplicate):
+        if not is_published(survivor):
+            raise ValidationError(
+                _("Merge into the published record: %(survivor)s is not published, %(duplicate)s is.")
+                % {"survivor": survivor, "duplicate": duplicate}
+            )
+        return revisions.propose_merge(survivor=survivor, duplicate=duplicate, by=by)
+    reason = f"merged {type(survivor)._meta.model_name} {duplicate.slug} into {survivor.slug}"
+    return merge_now(survivor, duplicate, by=by, reason=reason, publish=False)
+
+
+def merge_now(survivor: Curated, duplicate: Curated, *, by: Any, reason: str, publish: bool) -> Curated:
+    """Carry out the merge; `publish` when it is an approved revision of the published survivor."""
+    if not publish:
+        _check(survivor, duplicate, by=by)
+    model = type(survivor)
+
     # Lock both rows and work on their stored state.
     locked = {
         row.pk: row for row in model._default_manager.select_for_update().filter(pk__in=[survivor.pk, duplicate.pk])
     }
     survivor, duplicate = locked[survivor.pk], locked[duplicate.pk]
-    reason = f"merged {model._meta.model_name} {duplicate.slug} into {survivor.slug}"
 
     if model is Person:
         _move_names(PersonName, "person", survivor, duplicate, by=by, reason=reason, primary={"kind": NameKind.ALIAS})
@@ -190,18 +214,18 @@ def merge(survivor: Curated, duplicate: Curated, *, by: Any) -> Curated:
         survivor.marked_historical = True  # type: ignore[attr-defined]
     _redirect(survivor, duplicate, by=by, reason=reason)
 
-    survivor.status = Status.IN_REVIEW
-    survivor.modified_by = by
-    survivor.reviewed_by = None
-    survivor.reviewed_at = None
-    survivor._history_user = by  # type: ignore[attr-defined]
-    survivor._change_reason = reason  # type: ignore[attr-defined]
     # Saved before the duplicate goes, since the survivor may have been its child.
-    survivor.save()
+    if publish:
+        from archive.services.revisions import publish_row
 
-    duplicate._history_user = by  # type: ignore[attr-defined]
-    duplicate._change_reason = reason  # type: ignore[attr-defined]
-    duplicate.delete()
+        publish_row(survivor, by=by, note="", reason=reason)
+    else:
+        survivor.status = Status.IN_REVIEW
+        survivor.modified_by = by
+        survivor.reviewed_by = None
+        survivor.reviewed_at = None
+        save_as(survivor, by=by, reason=reason)
+    delete_as(duplicate, by=by, reason=reason)
     # The citations moved without signals; the survivor's evidence is now both records'.
     fiction.refresh(model, [survivor.pk])
     return survivor

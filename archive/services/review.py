@@ -1,0 +1,138 @@
+"""Review of new records: submit, approve, reject, with four eyes by contribution.
+
+A record that was never published is reviewed as a whole: its author submits
+it, and someone who contributed nothing to it (no edit, no submission, no
+revert — read from its history) approves or rejects it. Changes of published
+records are reviewed as revisions (`archive.services.revisions`) under the
+same rule. A person, unit, place, event, post or participation is published
+only on evidence: approving one with no approved citation is refused unless
+the reviewer says why in a note, which the history keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from archive.models import TARGET_FIELDS, Citation, Curated, Status
+from archive.services.authorship import mark
+
+# History reasons of review decisions: a reviewer's decision is no contribution.
+_DECISIONS = ("approved", "rejected")
+
+
+def contributors(record: Curated) -> set[int]:
+    """Everyone who had a hand in the record since it was last published: author, editors, submitter."""
+    ids = {pk for pk in (record.created_by_id, record.modified_by_id) if pk is not None}
+    history = getattr(record, "history", None)
+    if history is None:
+        return ids
+    entries = history.order_by("-history_date", "-history_id").values_list(
+        "history_user_id", "history_change_reason", "status"
+    )
+    for user_id, reason, status in entries:
+        if status == Status.APPROVED and reason and str(reason).startswith("approved"):
+            break  # what came before was reviewed already
+        if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
+            ids.add(user_id)
+    return ids
+
+
+def can_review(record: Curated, user: Any) -> bool:
+    """Four eyes: a reviewer never decides on a record they contributed to."""
+    opts = record._meta
+    if not user.has_perm(f"{opts.app_label}.review_{opts.model_name}") and not user.is_superuser:
+        return False
+    return user.pk not in contributors(record)
+
+
+def _check_reviewer(record: Curated, user: Any) -> None:
+    if user.pk in contributors(record):
+        raise PermissionDenied(_("You cannot review %(record)s: you contributed to it.") % {"record": record})
+    if not can_review(record, user):
+        raise PermissionDenied(_("You are not allowed to review %(record)s.") % {"record": record})
+
+
+def needs_evidence(record: Curated) -> bool:
+    """Whether `record` is of a kind that is published only on an approved citation."""
+    return record._meta.model_name in TARGET_FIELDS
+
+
+def has_evidence(record: Curated) -> bool:
+    field = record._meta.model_name
+    return bool(field) and Citation.objects.filter(**{field: record.pk}, status=Status.APPROVED).exists()
+
+
+def _save(record: Curated, *, by: Any, reason: str) -> None:
+    mark(record, by=by, reason=reason)
+    record.save_transition()
+
+
+@transaction.atomic
+def submit(record: Curated, *, by: Any) -> Curated:
+    if record.status not in (Status.DRAFT, Status.REJECTED):
+        raise ValidationError(
+            _("Only a draft or a rejected record can be submitted; %(record)s is %(status)s.")
+            % {"record": record, "status": record.get_status_display()}  # type: ignore[attr-defined]
+        )
+    record.status = Status.IN_REVIEW
+    record.modified_by = by
+    _save(record, by=by, reason="submitted for review")
+    return record
+
+
+@transaction.atomic
+def approve(record: Curated, *, by: Any, note: str = "", without_evidence: str = "") -> Curated:
+    """Publish a record in review; `without_evidence` is the reviewer's reason to publish one with no citation."""
+    if record.status != Status.IN_REVIEW:
+        raise ValidationError(
+            _("Only a record in review can be approved; %(record)s is %(status)s.")
+            % {"record": record, "status": record.get_status_display()}  # type: ignore[attr-defined]
+        )
+    _check_reviewer(record, by)
+    reason = f"approved: {note}" if note else "approved"
+    if needs_evidence(record) and not has_evidence(record):
+        if not without_evidence.strip():
+            raise ValidationError(
+                _(
+                    "%(record)s has no approved citation: approve the evidence first, or say in a note "
+                    "why it is published without."
+                )
+                % {"record": record},
+                code="no_evidence",
+            )
+        reason = f"approved without evidence: {without_evidence.strip()}"
+        note = f"{note}\n{without_evidence.strip()}".strip() if note else without_evidence.strip()
+    record.status = Status.APPROVED
+    record.reviewed_by = by
+    record.reviewed_at = timezone.now()
+    record.review_note = note
+    _save(record, by=by, reason=reason)
+    return record
+
+
+@transaction.atomic
+def reject(record: Curated, *, by: Any, note: str) -> Curated:
+    if record.status != Status.IN_REVIEW:
+        raise ValidationError(
+            _("Only a record in review can be rejected; %(record)s is %(status)s.")
+            % {"record": record, "status": record.get_status_display()}  # type: ignore[attr-defined]
+        )
+    if not note.strip():
+        raise ValidationError({"review_note": _("A rejection says why.")})
+    _check_reviewer(record, by)
+    record.status = Status.REJECTED
+    record.reviewed_by = by
+    record.reviewed_at = timezone.now()
+    record.review_note = note
+    _save(record, by=by, reason=f"rejected: {note}")
+    return record
+
+
+def approve_all(records: Iterable[Curated], *, by: Any, note: str = "") -> list[Curated]:
+    return [approve(record, by=by, note=note) for record in records]

@@ -1,0 +1,529 @@
+"""Changes of published records: proposed, reviewed, then applied in one transaction.
+
+A published (approved) record keeps being served as it is while someone
+improves it: an edit becomes the record's pending `Revision`, holding only what
+differs from the published row, and the row is written only when a reviewer
+who contributed nothing to the revision approves it. Successive edits update
+the same revision; an edit that brings every field back to the published
+value withdraws it, which is how a pending change is reverted away.
+
+Values travel as JSON (`to_json` / `from_json`), the forms of the fields'
+own values, so that a revision is readable in the database and in fixtures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import models, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from archive.models import Curated, Revision, RevisionKind, RevisionState
+from archive.services.authorship import delete_as, save_as
+
+# Review state and bookkeeping: never part of a proposed change.
+BOOKKEEPING = frozenset(
+    {
+        "status",
+        "created_by",
+        "modified_by",
+        "reviewed_by",
+        "reviewed_at",
+        "review_note",
+        "created_at",
+        "updated_at",
+        "version",
+        "fictional",
+    }
+)
+
+
+class RevisionChanged(ValidationError):
+    """The pending revision was changed by someone else after this edit began; nothing was saved."""
+
+
+# -- values
+
+
+def revisable_fields(model: type[models.Model]) -> list[models.Field]:
+    return [
+        field
+        for field in model._meta.concrete_fields
+        if not field.primary_key and field.name not in BOOKKEEPING
+    ]
+
+
+def to_json(value: Any) -> Any:
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal | uuid.UUID):
+        return str(value)
+    return value
+
+
+def from_json(field: models.Field, value: Any) -> Any:
+    return None if value is None else field.to_python(value)
+
+
+def field_values(instance: models.Model) -> dict[str, Any]:
+    """The JSON form of every revisable field of `instance`, by attname."""
+    return {field.attname: to_json(getattr(instance, field.attname)) for field in revisable_fields(type(instance))}
+
+
+def _m2m_fields(model: type[models.Model]) -> list[models.ManyToManyField]:
+    return [field for field in model._meta.many_to_many if isinstance(field, models.ManyToManyField)]
+
+
+def _label(model: type[models.Model]) -> str:
+    return model._meta.label_lower
+
+
+def _child_model(label: str) -> type[models.Model]:
+    from django.apps import apps
+
+    return apps.get_model(label)
+
+
+# -- reading
+
+
+def pending_revision(record: models.Model) -> Revision | None:
+    if record.pk is None:
+        return None
+    return Revision.objects.pending().of(record).first()
+
+
+def pending_for(model: type[models.Model], pks: Iterable[Any]) -> dict[Any, Revision]:
+    """Pending revisions of many records of `model`, by the record's pk, in one query."""
+    content_type = ContentType.objects.get_for_model(model)
+    return {
+        revision.record_id: revision
+        for revision in Revision.objects.pending().filter(record_type=content_type, record_id__in=list(pks))
+    }
+
+
+def with_pending(record: Curated, revision: Revision | None = None) -> Curated:
+    """`record` with its pending field values laid over it, unsaved, for an edit form.
+
+    The record remembers the revision's version it was shown, so that saving
+    it over a revision changed meanwhile is refused (`RevisionChanged`).
+    """
+    revision = revision if revision is not None else pending_revision(record)
+    if revision is None:
+        return record
+    by_attname = {field.attname: field for field in revisable_fields(type(record))}
+    for attname, value in revision.changes.get("fields", {}).items():
+        if attname in by_attname:
+            setattr(record, attname, from_json(by_attname[attname], value))
+    record._revision_shown = revision.version  # type: ignore[attr-defined]
+    record._revision_m2m = revision.changes.get("m2m", {})  # type: ignore[attr-defined]
+    return record
+
+
+def contributors(revision: Revision) -> set[int]:
+    ids = set(revision.contributors.values_list("pk", flat=True))
+    if revision.created_by_id is not None:
+        ids.add(revision.created_by_id)
+    return ids
+
+
+# -- proposing
+
+
+def _open(record: Curated, *, by: Any, kind: str) -> Revision:
+    """The record's pending revision, locked, or a new one; `by` becomes a contributor."""
+    model = type(record)
+    content_type = ContentType.objects.get_for_model(model)
+    revision = (
+        Revision.objects.select_for_update().filter(record_type=content_type, record_id=record.pk).pending().first()
+    )
+    if revision is None:
+        live_version = model._default_manager.filter(pk=record.pk).values_list("version", flat=True).get()
+        revision = Revision.objects.create(
+            record_type=content_type,
+            record_id=record.pk,
+            record_label=str(record)[:300],
+            kind=kind,
+            changes={},
+            base_version=live_version,
+            created_by=by,
+        )
+    elif kind != RevisionKind.CHANGE:
+        revision.kind = kind
+    if by is not None:
+        revision.contributors.add(by)
+    return revision
+
+
+def _check_shown(record: Curated, pending: Revision | None) -> None:
+    """Refuse an edit made on another state of the pending revision than the one now stored."""
+    shown = getattr(record, "_revision_shown", None)
+    now = pending.version if pending is not None else 0
+    if shown is None or shown == now:
+        return
+    if pending is None:
+        raise RevisionChanged(
+            _(
+                "The pending change of %(record)s that you opened was decided or withdrawn meanwhile; "
+                "nothing was saved. Reload it and make your change again."
+            )
+            % {"record": record},
+            code="revision_changed",
+        )
+    raise RevisionChanged(
+        _(
+            "The pending change of %(record)s was changed by someone else after you opened it "
+            "(revision version %(shown)s, now %(now)s); nothing was saved. It now proposes: %(diff)s. "
+            "Reload it and make your change again."
+        )
+        % {
+            "record": record,
+            "shown": shown,
+            "now": now,
+            "diff": "; ".join(f"{row.label}: “{row.old}” → “{row.new}”" for row in describe(pending))
+            or _("no change"),
+        },
+        code="revision_changed",
+    )
+
+
+def _store(revision: Revision) -> Revision | None:
+    """Save the revision, or withdraw it when it no longer changes anything."""
+    changes = {key: value for key, value in revision.changes.items() if value}
+    revision.changes = changes
+    if not changes:
+        revision.state = RevisionState.WITHDRAWN
+    revision.version = (revision.version or 0) + 1 if revision.pk else 1
+    revision.save()
+    return revision if revision.state == RevisionState.PENDING else None
+
+
+@transaction.atomic
+def propose_change(
+    *,
+    record: Curated,
+    by: Any,
+    m2m: dict[str, Iterable[Any]] | None = None,
+    kind: str = RevisionKind.CHANGE,
+) -> Revision | None:
+    """Propose the fields (and many-to-many links) of the unsaved `record` as a change of its published row.
+
+    A record shown with its pending revision (`with_pending`) states the whole
+    proposed change: what equals the published value is no longer proposed. A
+    record loaded plainly (a script, a spreadsheet row) adds what it changed to
+    what is already pending. Returns the pending revision, or None when
+    nothing differs any more (the revision is withdrawn).
+    """
+    model = type(record)
+    live = model._default_manager.select_for_update().get(pk=record.pk)
+    content_type = ContentType.objects.get_for_model(model)
+    _check_shown(
+        record,
+        Revision.objects.select_for_update().filter(record_type=content_type, record_id=record.pk).pending().first(),
+    )
+    revision = _open(record, by=by, kind=kind)
+    whole = getattr(record, "_revision_shown", None) is not None
+    proposed = field_values(record)
+    published = field_values(live)
+    edited = {name: value for name, value in proposed.items() if value != published[name]}
+    if whole:
+        fields = edited
+    else:
+        fields = {**revision.changes.get("fields", {}), **edited}
+        fields = {name: value for name, value in fields.items() if value != published.get(name)}
+    revision.changes["fields"] = fields
+    if m2m is not None:
+        pending_m2m = {} if whole else dict(revision.changes.get("m2m", {}))
+        for name, values in m2m.items():
+            wanted = sorted({to_json(getattr(value, "pk", value)) for value in values})
+            current = sorted(to_json(pk) for pk in getattr(live, name).values_list("pk", flat=True))
+            if wanted == current:
+                pending_m2m.pop(name, None)
+            else:
+                pending_m2m[name] = wanted
+        revision.changes["m2m"] = pending_m2m
+    revision.record_label = str(record)[:300]
+    return _store(revision)
+
+
+@transaction.atomic
+def propose_child(
+    *, parent: Curated, child: models.Model, by: Any, delete: bool = False
+) -> Revision | None:
+    """Propose a change of one name, alias or passage of the published `parent`.
+
+    `child` unsaved with its new values (a new one has no pk), or `delete`.
+    """
+    label = _label(type(child))
+    revision = _open(parent, by=by, kind=RevisionKind.CHANGE)
+    children = dict(revision.changes.get("children", {}))
+    rows = dict(children.get(label, {}))
+    if child.pk is None:
+        rows[f"new-{uuid.uuid4().hex[:12]}"] = field_values(child)
+    elif delete:
+        rows[str(child.pk)] = None
+    else:
+        live = type(child)._default_manager.get(pk=child.pk)
+        published = field_values(live)
+        changed = {name: value for name, value in field_values(child).items() if value != published[name]}
+        if changed:
+            rows[str(child.pk)] = changed
+        else:
+            rows.pop(str(child.pk), None)
+    if rows:
+        children[label] = rows
+    else:
+        children.pop(label, None)
+    revision.changes["children"] = children
+    return _store(revision)
+
+
+@transaction.atomic
+def propose_delete(*, record: Curated, by: Any) -> Revision:
+    revision = _open(record, by=by, kind=RevisionKind.DELETE)
+    revision.changes["delete"] = True
+    stored = _store(revision)
+    assert stored is not None, "a deletion always changes something"
+    return stored
+
+
+@transaction.atomic
+def propose_merge(*, survivor: Curated, duplicate: Curated, by: Any) -> Revision:
+    revision = _open(survivor, by=by, kind=RevisionKind.MERGE)
+    revision.changes["merge"] = {"duplicate": duplicate.pk, "duplicate_label": str(duplicate)[:300]}
+    stored = _store(revision)
+    assert stored is not None, "a merge always changes something"
+    return stored
+
+
+# -- deciding
+
+
+def can_decide(revision: Revision, user: Any) -> bool:
+    """Four eyes by contribution: nobody reviews a change they had a hand in."""
+    opts = revision.record_model._meta
+    if not (user.is_superuser or user.has_perm(f"{opts.app_label}.review_{opts.model_name}")):
+        return False
+    return user.pk not in contributors(revision)
+
+
+def _check_decider(revision: Revision, user: Any) -> None:
+    if revision.state != RevisionState.PENDING:
+        raise ValidationError(
+            _("This change of %(record)s is %(state)s, not pending.")
+            % {"record": revision.record_label, "state": revision.get_state_display()}  # type: ignore[attr-defined]
+        )
+    if user.pk in contributors(revision):
+        raise PermissionDenied(
+            _("You cannot review this change of %(record)s: you contributed to it.")
+            % {"record": revision.record_label}
+        )
+    if not can_decide(revision, user):
+        raise PermissionDenied(_("You are not allowed to review %(record)s.") % {"record": revision.record_label})
+
+
+def _authors(revision: Revision) -> str:
+    from django.contrib.auth import get_user_model
+
+    names = get_user_model()._default_manager.filter(pk__in=contributors(revision)).order_by("username")
+    return ", ".join(user.get_username() for user in names) or _("unknown")
+
+
+def _apply_children(parent: Curated, children: dict[str, dict[str, Any]], *, by: Any, reason: str) -> None:
+    for label, rows in children.items():
+        model = _child_model(label)
+        by_attname = {field.attname: field for field in revisable_fields(model)}
+        for key, values in rows.items():
+            if key.startswith("new-"):
+                child = model(**{name: from_json(by_attname[name], value) for name, value in values.items()
+                                 if name in by_attname})
+                child.full_clean()
+                save_as(child, by=by, reason=reason)
+                continue
+            child = model._default_manager.filter(pk=int(key)).first()
+            if child is None:
+                continue  # removed meanwhile with its parent's approval of another change
+            if values is None:
+                delete_as(child, by=by, reason=reason)
+                continue
+            for name, value in values.items():
+                if name in by_attname:
+                    setattr(child, name, from_json(by_attname[name], value))
+            child.full_clean()
+            save_as(child, by=by, reason=reason)
+
+
+@transaction.atomic
+def approve_revision(*, revision: Revision, by: Any, note: str = "") -> Curated | None:
+    """Publish the revision: its changes are applied to the record in this one transaction.
+
+    Returns the record as now published (None when the revision deleted it).
+    """
+    revision = Revision.objects.select_for_update().get(pk=revision.pk)
+    _check_decider(revision, by)
+    model = revision.record_model
+    record = model._default_manager.select_for_update().filter(pk=revision.record_id).first()
+    if record is None:
+        raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
+    if record.version != revision.base_version:
+        raise ValidationError(
+            _(
+                "%(record)s was published in another version (%(now)s) after this change was proposed on "
+                "version %(base)s; reject it and propose it again on the current version."
+            )
+            % {"record": record, "now": record.version, "base": revision.base_version}
+        )
+    reason = f"revision {revision.pk} by {_authors(revision)} approved by {by.get_username()}"
+    if note:
+        reason += f": {note}"
+    changes = revision.changes
+    published: Curated | None = record
+    if changes.get("delete"):
+        try:
+            delete_as(record, by=by, reason=reason)
+        except models.ProtectedError as exc:
+            raise ValidationError(
+                _("%(record)s cannot be deleted: other records still point at it (%(what)s).")
+                % {"record": record, "what": ", ".join(str(obj) for obj in list(exc.protected_objects)[:5])}
+            ) from exc
+        published = None
+    elif changes.get("merge"):
+        from archive.services.merges import merge_now
+
+        duplicate = model._default_manager.filter(pk=changes["merge"]["duplicate"]).first()
+        if duplicate is None:
+            raise ValidationError(_("The record to merge no longer exists."))
+        published = merge_now(record, duplicate, by=by, reason=reason, publish=True)
+    else:
+        by_attname = {field.attname: field for field in revisable_fields(model)}
+        for attname, value in changes.get("fields", {}).items():
+            if attname in by_attname:
+                setattr(record, attname, from_json(by_attname[attname], value))
+        record.full_clean(exclude=["slug"] if "slug" not in changes.get("fields", {}) else None)
+        publish_row(record, by=by, note=note, reason=reason)
+        for name, pks in changes.get("m2m", {}).items():
+            getattr(record, name).set(pks)
+        _apply_children(record, changes.get("children", {}), by=by, reason=reason)
+    revision.state = RevisionState.APPROVED
+    revision.reviewed_by = by
+    revision.reviewed_at = timezone.now()
+    revision.review_note = note
+    revision.save()
+    return published
+
+
+def publish_row(record: Curated, *, by: Any, note: str, reason: str) -> None:
+    """Write an approved change onto the published row, one version further."""
+    type(record)._default_manager.filter(pk=record.pk).update(version=F("version") + 1)
+    record.version += 1
+    record.reviewed_by = by
+    record.reviewed_at = timezone.now()
+    record.review_note = note
+    record._publishing = True
+    try:
+        save_as(record, by=by, reason=reason)
+    finally:
+        record._publishing = False
+
+
+@transaction.atomic
+def reject_revision(*, revision: Revision, by: Any, note: str) -> Revision:
+    if not note.strip():
+        raise ValidationError({"review_note": _("A rejection says why.")})
+    revision = Revision.objects.select_for_update().get(pk=revision.pk)
+    _check_decider(revision, by)
+    revision.state = RevisionState.REJECTED
+    revision.reviewed_by = by
+    revision.reviewed_at = timezone.now()
+    revision.review_note = note
+    revision.save()
+    return revision
+
+
+@transaction.atomic
+def withdraw_revision(*, revision: Revision, by: Any) -> Revision:
+    """The revision's contributors (or a reviewer) take it back; the published record stays."""
+    revision = Revision.objects.select_for_update().get(pk=revision.pk)
+    if revision.state != RevisionState.PENDING:
+        raise ValidationError(_("Only a pending change can be withdrawn."))
+    if by.pk not in contributors(revision) and not can_decide(revision, by):
+        raise PermissionDenied(_("Only its contributors or a reviewer withdraw a change."))
+    revision.state = RevisionState.WITHDRAWN
+    revision.save()
+    return revision
+
+
+# -- describing
+
+
+class DiffRow:
+    """One changed field: its label, the published value and the proposed one, as shown."""
+
+    def __init__(self, label: str, old: str, new: str) -> None:
+        self.label, self.old, self.new = label, old, new
+
+
+def _shown(field: models.Field | None, value: Any) -> str:
+    if value is None or value == "":
+        return ""
+    if field is not None and field.is_relation and field.related_model is not None:
+        related = field.related_model._default_manager.filter(pk=value).first()
+        return str(related) if related is not None else str(value)
+    if field is not None and field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    return str(value)
+
+
+def describe(revision: Revision) -> list[DiffRow]:
+    """The revision as rows of (field, published value, proposed value), everything shown by name."""
+    model = revision.record_model
+    record = revision.record()
+    rows: list[DiffRow] = []
+    changes = revision.changes
+    if changes.get("delete"):
+        rows.append(DiffRow(_("deletion"), str(record or revision.record_label), ""))
+    if changes.get("merge"):
+        rows.append(
+            DiffRow(_("merge"), changes["merge"].get("duplicate_label", ""), str(record or revision.record_label))
+        )
+    by_attname = {field.attname: field for field in revisable_fields(model)}
+    for attname, value in changes.get("fields", {}).items():
+        field = by_attname.get(attname)
+        label = str(field.verbose_name) if field is not None else attname
+        old = getattr(record, attname, None) if record is not None else None
+        rows.append(DiffRow(label, _shown(field, old), _shown(field, from_json(field, value) if field else value)))
+    for name, pks in changes.get("m2m", {}).items():
+        m2m = model._meta.get_field(name)
+        related = m2m.related_model
+        assert isinstance(related, type)
+        old_names = sorted(str(obj) for obj in getattr(record, name).all()) if record is not None else []
+        new_names = sorted(str(obj) for obj in related._default_manager.filter(pk__in=pks))
+        rows.append(DiffRow(str(getattr(m2m, "verbose_name", name)), ", ".join(old_names), ", ".join(new_names)))
+    for label, children in changes.get("children", {}).items():
+        child_model = _child_model(label)
+        verbose = str(child_model._meta.verbose_name)
+        child_fields = {field.attname: field for field in revisable_fields(child_model)}
+        for key, values in children.items():
+            live = None if key.startswith("new-") else child_model._default_manager.filter(pk=int(key)).first()
+            if values is None:
+                rows.append(DiffRow(verbose, str(live) if live is not None else key, ""))
+                continue
+            for attname, value in values.items():
+                field = child_fields.get(attname)
+                if field is not None and field.is_relation and live is None:
+                    continue  # the parent link of a new name: the record itself
+                label_text = f"{verbose}: {field.verbose_name if field is not None else attname}"
+                old = getattr(live, attname, None) if live is not None else None
+                rows.append(
+                    DiffRow(label_text, _shown(field, old), _shown(field, from_json(field, value) if field else value))
+                )
+    return rows
+
