@@ -196,6 +196,8 @@ WHITENOISE_USE_FINDERS = DEBUG
 # Rendered API responses, stored per process until the data changes (`archive.api.caching`).
 # The default cache serves throttling; `api` holds the pages. 0 seconds turns the store off.
 API_CACHE_SECONDS = int(os.environ.get("API_CACHE_SECONDS", "600"))
+# Ceiling of the pages one process holds, in bytes, whatever clients ask for (docs/security.md).
+API_CACHE_MAX_BYTES = int(os.environ.get("API_CACHE_MAX_BYTES", str(32 * 1024 * 1024)))
 # The default cache holds the API throttle's counts, so it must be one store for
 # every worker: Redis where REDIS_URL is set (needs the `redis` package), else a
 # directory of this host (CACHE_DIR) that all its workers share. Not a database
@@ -220,12 +222,15 @@ DEFAULT_CACHE: dict = (
 CACHES = {
     "default": DEFAULT_CACHE,
     "api": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache"
+        "BACKEND": "archive.api.bounded_cache.BoundedMemoryCache"
         if API_CACHE_SECONDS
         else "django.core.cache.backends.dummy.DummyCache",
         "LOCATION": "api",
         "TIMEOUT": API_CACHE_SECONDS or None,
-        "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("API_CACHE_ENTRIES", "500"))},
+        "OPTIONS": {
+            "MAX_ENTRIES": int(os.environ.get("API_CACHE_ENTRIES", "500")),
+            "MAX_BYTES": API_CACHE_MAX_BYTES,
+        },
     },
 }
 
@@ -276,6 +281,19 @@ REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
 AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
 AXES_IPWARE_PROXY_ORDER = "right-most"
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
+
+# Imports are bounded (docs/security.md): a source text file (`import_source`) and
+# a spreadsheet uploaded in the admin are refused beyond these sizes, a spreadsheet
+# also beyond a number of rows, so that one import never holds a worker past its
+# timeout. Uploads wait for their confirm step in IMPORT_UPLOAD_DIR (created 0700),
+# under a random name that only the uploader's signed form can name.
+SOURCE_IMPORT_MAX_BYTES = int(os.environ.get("SOURCE_IMPORT_MAX_BYTES", str(50 * 1024 * 1024)))
+SPREADSHEET_IMPORT_MAX_BYTES = int(os.environ.get("SPREADSHEET_IMPORT_MAX_BYTES", str(5 * 1024 * 1024)))
+SPREADSHEET_IMPORT_MAX_ROWS = int(os.environ.get("SPREADSHEET_IMPORT_MAX_ROWS", "2000"))
+# Empty: a folder of this user's own inside the system's temp folder. Several web
+# hosts need one shared folder here (the confirm step may reach another host).
+IMPORT_UPLOAD_DIR = os.environ.get("IMPORT_UPLOAD_DIR", "")
+IMPORT_EXPORT_TMP_STORAGE_CLASS = "archive.importing.uploads.SignedUploadStorage"
 
 # Lines of a source text that are not part of the work (a hosting site's
 # advertisement); the importer marks matching passages as boilerplate.
