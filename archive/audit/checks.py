@@ -33,15 +33,19 @@ from archive.models import (
     Person,
     PersonName,
     Post,
+    Rank,
+    Statement,
     Status,
     Unit,
     UnitAlias,
 )
+from archive.models.statements import MULTI_VALUED, STATEMENT_TARGETS
 from archive.text.normalize import fold
 
 from .findings import Finding, Level
 
-Found = tuple[models.Model | None, str, list[Passage]]
+# (record, message, passages), or with a fourth item: the note stored with the value that explains it.
+Found = tuple[models.Model | None, str, list[Passage]] | tuple[models.Model | None, str, list[Passage], str]
 
 CITED_MODELS: tuple[type[models.Model], ...] = (Person, Unit, Location, Event, Post, Participation)
 APPROVED = Status.APPROVED
@@ -55,8 +59,15 @@ class Check:
     find: Callable[[], Iterable[Found]]
 
     def run(self) -> Iterator[Finding]:
-        for record, message, passages in self.find():
-            yield Finding(level=self.level, code=self.code, record=record, message=message, passages=passages)
+        for record, message, passages, *explained in self.find():
+            yield Finding(
+                level=self.level,
+                code=self.code,
+                record=record,
+                message=message,
+                passages=passages,
+                explained_by=explained[0] if explained else "",
+            )
 
 
 CHECKS: list[Check] = []
@@ -390,6 +401,36 @@ def marked_historical() -> Iterator[Found]:
                 "only fiction cites it, yet it is marked historical: a curator's note must give the reason",
                 _fiction_evidence(record),
             )
+
+
+# --------------------------------------------------------------------------- statements
+
+
+def _published_statements() -> models.QuerySet[Statement]:
+    return Statement.objects.filter(status=APPROVED).select_related(*STATEMENT_TARGETS)
+
+
+@check("statement-without-citation", Level.ERROR, "a published value of a field that no approved citation gives")
+def statement_without_citation() -> Iterator[Found]:
+    """A value no text gives (coordinates read off a map, a birth year) is explained by its own note."""
+    cited = Citation.objects.filter(status=APPROVED, statements=OuterRef("pk"))
+    for statement in _published_statements().exclude(Exists(cited)).order_by("slug"):
+        message = f"its {statement.field} “{statement.value}” ({statement.slug}) rests on no approved citation"
+        yield statement.target, message, [], statement.note.strip()
+
+
+@check("unranked-conflict", Level.ERROR, "a field with conflicting values and none of them preferred")
+def unranked_conflict() -> Iterator[Found]:
+    fields: dict[tuple[str, int, str], list[Statement]] = defaultdict(list)
+    for statement in _published_statements().exclude(field__in=list(MULTI_VALUED)).order_by("pk"):
+        name = statement.target_field
+        fields[(name, getattr(statement, f"{name}_id"), statement.field)].append(statement)
+    for values in fields.values():
+        distinct = {(s.value, s.earliest, s.latest) for s in values if s.rank != Rank.DEPRECATED}
+        if len(distinct) > 1 and not any(s.rank == Rank.PREFERRED for s in values):
+            first = values[0]
+            listed = "; ".join(f"“{s.value}” ({s.get_rank_display()})" for s in values)
+            yield first.target, f"its {first.field} has {len(distinct)} values and none is preferred: {listed}", []
 
 
 # --------------------------------------------------------------------------- curation

@@ -51,7 +51,7 @@ def run_audit(*, codes: Iterable[str] | None = None) -> Report:
         if wanted is not None and registered.code not in wanted:
             continue
         for finding in registered.run():
-            if finding.record is not None:
+            if finding.record is not None and not finding.explained_by:
                 finding.explained_by = notes.get((finding.model, finding.slug, finding.code), "")
             report.findings.append(finding)
     order = {level: n for n, level in enumerate(LEVELS)}

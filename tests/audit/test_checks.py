@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from decimal import Decimal
 
@@ -12,13 +13,14 @@ from django.core.management.base import CommandError
 
 from archive.audit import Level, run_audit
 from archive.audit.checks import CHECKS
-from archive.models import CuratorNote, Status
-from tests.audit.builders import event, location, participation, person, post, unit
+from archive.models import CuratorNote, Statement, Status
+from tests.audit.builders import event, location, participation, person, post, published, unit
 from tests.factories import cite, source_with_text
 
 pytestmark = pytest.mark.django_db
 
 TZ = dt.timezone(dt.timedelta(hours=8))
+_numbers = itertools.count(1)
 TEXT = (
     "唐生智于12日傍晚5点召开会议，下达撤退令。\n\n"
     "唐生智在煤炭港码头登上小火轮。\n\n"
@@ -210,3 +212,42 @@ def test_a_note_turns_an_error_into_an_explained_finding(history) -> None:  # ty
     person(slug="bare", name="无证")
     CuratorNote.objects.create(slug="n", model="person", record="bare", code="no-evidence", note="kept on purpose")
     call_command("audit")  # no exception: the only error is explained
+
+
+def statement(target: object, field: str, value: str, rank: str = "normal", **extra: object):  # type: ignore[no-untyped-def]
+    n = next(_numbers)
+    return published(Statement(slug=f"st-{n}", field=field, value=value, rank=rank, event=target, **extra))
+
+
+def test_statement_without_citation(history) -> None:  # type: ignore[no-untyped-def]
+    meeting = event(slug="meeting")
+    evidence = cite(p(history, 1), "唐生智于12日傍晚5点召开会议", event=meeting)
+    cited = statement(meeting, "date", "1937-12-12", rank="preferred")
+    cited.citations.add(evidence)
+    statement(meeting, "date", "1937-12-11")
+    bare = event(slug="bare-date")
+    statement(bare, "date", "1937-12-12")
+    mapped = location(slug="mapped")
+    published(Statement(slug="st-map", field="coordinates", value="32.1,118.7", location=mapped, note="read off a map"))
+    messages = {f.slug: f.message for f in run_audit(codes=["statement-without-citation"]).open}
+    assert set(messages) == {"meeting", "bare-date"}
+    assert "“1937-12-11”" in messages["meeting"] and "“1937-12-12”" not in messages["meeting"]
+    report = run_audit(codes=["statement-without-citation"])
+    assert [(f.slug, f.explained_by) for f in report.explained] == [("mapped", "read off a map")]
+
+
+def test_unranked_conflict(history) -> None:  # type: ignore[no-untyped-def]
+    ranked = event(slug="ranked")
+    statement(ranked, "date", "1937-12-12", rank="preferred", earliest=at(17), latest=at(17, 59))
+    statement(ranked, "date", "1937-12-12", earliest=at(13, 30), latest=at(17, 30))
+    unranked = event(slug="unranked")
+    statement(unranked, "date", "1937-12-12", earliest=at(17), latest=at(17, 59))
+    statement(unranked, "date", "1937-12-12", earliest=at(13, 30), latest=at(17, 30))
+    agreeing = event(slug="agreeing")
+    statement(agreeing, "date", "1937-12-12")
+    statement(agreeing, "date", "1937-12-12")
+    places = event(slug="places")  # places add up; they never conflict
+    for slug in ("gate", "pier"):
+        location(slug=slug)
+        statement(places, "location", slug)
+    assert found("unranked-conflict") == {"unranked"}
