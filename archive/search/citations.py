@@ -20,7 +20,7 @@ from archive.models import Citation
 from .keys import search_key
 from .records import Query
 
-# The ids of the records of a model whose names match a query (`archive.search._matching_ids`).
+# The ids of the records of a model whose names match a query (`archive.search.admin_filter.matching_record_ids`).
 RecordMatcher = Callable[[type[models.Model], models.QuerySet, Query], list[int]]
 
 # The targets whose names the search compares (posts and participations have no name of their own).

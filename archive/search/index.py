@@ -120,6 +120,11 @@ def reindex(objects: Iterable[Any], *, using: str = "default") -> int:
         return sum(_write(_rows(batch), using) for batch in _batches(passages, BATCH_SIZE))
 
 
+def index_record(record: Any) -> int:
+    """Bring the index up to date for one record (a passage or a source; others need nothing)."""
+    return reindex([record])
+
+
 def _batches(queryset: models.QuerySet, batch_size: int) -> Iterator[list[tuple[int, int, int, str, str]]]:
     """Keyset pagination by primary key: no OFFSET, no open cursor beside the COPY."""
     last = 0

@@ -31,7 +31,7 @@ def old_scan(query: str) -> set[int]:
         model = Citation._meta.get_field(field).related_model
         named |= {
             (field, pk)
-            for pk in search._matching_ids(model, model._default_manager.all(), parsed)  # type: ignore[union-attr]
+            for pk in search.matching_record_ids(model, model._default_manager.all(), parsed)  # type: ignore[union-attr]
         }
     return {
         citation.pk

@@ -40,7 +40,7 @@ def reference_passages(term: str, fiction: str = "exclude") -> list[int]:
     rows = Passage.objects.filter(source__in=list(sources)).values_list("pk", "source_id", "seq", "text")
     kept = [
         (source_id, seq, pk) for pk, source_id, seq, text in rows
-        if key in search_key(text) and search._keep(bool(sources[source_id].is_fiction), fiction)
+        if key in search_key(text) and search.fiction_kept(bool(sources[source_id].is_fiction), fiction)
     ]
     return [pk for _source, _seq, pk in sorted(kept)]
 

@@ -40,7 +40,7 @@ def test_beyond_the_threshold_the_estimate_is_at_least_what_was_counted(many: in
 
 def test_a_common_term_gives_the_same_page_as_a_rare_one(many: int, monkeypatch: Any) -> None:
     exact = search.search("挹江门", limit=25)
-    monkeypatch.setattr(search, "EXACT_COUNT_UP_TO", 3)
+    monkeypatch.setattr(search.results, "EXACT_COUNT_UP_TO", 3)
     results = search.find("挹江门")
     assert results.count_exact is (connection.vendor != "postgresql")
     assert len(results) >= 4
@@ -62,6 +62,6 @@ def test_the_ordered_walk_puts_the_planner_settings_back(world: World) -> None:
 
 @postgres_only
 def test_the_plan_of_a_common_term_walks_the_archive_order(many: int, monkeypatch: Any) -> None:
-    monkeypatch.setattr(search, "EXACT_COUNT_UP_TO", 3)
+    monkeypatch.setattr(search.results, "EXACT_COUNT_UP_TO", 3)
     plan = search.explain("挹江门")
     assert "archive_pse_source_seq" in plan and "Seq Scan on archive_passagesearchentry" not in plan, plan
