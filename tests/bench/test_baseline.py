@@ -16,9 +16,8 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from archive.importing import synthetic
 from archive.models import Person, Status
-from bench import baseline_app
+from bench import baseline_app, synthetic
 
 pytestmark = pytest.mark.django_db
 

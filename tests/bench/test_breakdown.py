@@ -10,9 +10,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from pytest_django.fixtures import Settings
 
-from archive.importing import synthetic
 from archive.models import Event
-from bench import breakdown
+from bench import breakdown, synthetic
 
 pytestmark = pytest.mark.django_db
 

@@ -12,11 +12,9 @@ import io
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.db import transaction
 
 from archive import fiction
-from archive.importing import synthetic
 from archive.models import (
     Citation,
     Event,
@@ -29,6 +27,8 @@ from archive.models import (
     Status,
     Unit,
 )
+from bench import synthetic
+from bench.synthetic import command
 
 pytestmark = pytest.mark.django_db
 
@@ -170,10 +170,17 @@ def test_memory_is_flat_as_the_archive_grows(corpus: synthetic.SeedCorpus) -> No
 def test_the_command_reports_checksum_and_peak_memory(corpus: synthetic.SeedCorpus, tmp_path: Path) -> None:
     (tmp_path / "history.txt").write_text(SIMPLIFIED, encoding="utf-8")
     out = io.StringIO()
-    call_command("generate_synthetic", passages=300, seed=2, seed_dir=str(tmp_path), stdout=out)
+    argv = ["--passages", "300", "--seed", "2", "--seed-dir", str(tmp_path)]
+    assert command.main(argv, stdout=out) == 0
     text = out.getvalue()
     assert "Wrote 300 passages" in text
     assert "Checksum: " in text
     assert "Peak RSS: " in text
-    with pytest.raises(Exception, match="already holds"):
-        call_command("generate_synthetic", passages=300, seed=2, seed_dir=str(tmp_path), stdout=io.StringIO())
+    with pytest.raises(SystemExit, match="already holds"):
+        command.main(argv, stdout=io.StringIO())
+
+
+def test_the_command_refuses_bad_source_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        command.main(["--passages", "300", "--source-sizes", "30,10"])
+    assert "MIN <= MAX" in capsys.readouterr().err

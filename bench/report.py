@@ -1,0 +1,205 @@
+"""The report of a run: BENCHMARKS.md for people and bench/results.json for programs.
+
+Both are rewritten after each stage, so a run stopped late still has the
+figures measured. A section of BENCHMARKS.md between `<!-- name -->` and
+`<!-- /name -->` belongs to another script (a standalone benchmark that
+writes its own figures there) and is carried over unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import re
+import time
+from pathlib import Path
+
+from bench.figures import DEFAULT_SCALE, Figure, Run, say
+
+# A section another script writes into BENCHMARKS.md: `<!-- name -->` … `<!-- /name -->`.
+_MARKED = re.compile(r"<!-- ([\w.-]+) -->.*?<!-- /\1 -->", re.DOTALL)
+
+
+def marked_sections(text: str) -> list[str]:
+    """The sections of a report between `<!-- name -->` and `<!-- /name -->`, markers included, in order."""
+    return [found.group(0) for found in _MARKED.finditer(text)]
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "ms":
+        return f"{value:,.1f} ms"
+    if unit == "queries":
+        return f"{value:,.0f} {unit}"
+    if value < 100:
+        return f"{value:,.2f} {unit}"
+    return f"{value:,.0f} {unit}"
+
+
+def _supplement(run: Run) -> list[Figure]:
+    """Figures of an earlier run (`--supplement`) that this run has not (yet) measured."""
+    if not run.args.supplement:
+        return []
+    measured = {f.name for f in run.figures}
+    carried = []
+    for item in json.loads(Path(run.args.supplement).read_text(encoding="utf-8")):
+        if item["name"] in measured:
+            continue
+        known = {k: item.get(k) for k in ("value", "baseline_value", "ratio", "met")}
+        carried.append(
+            Figure(
+                item["name"],
+                unit=item["unit"],
+                baseline=item.get("baseline") or "",
+                better=item["better"],
+                target=item.get("target") or "",
+                notes=item.get("notes") or "",
+                error=item.get("error") or "",
+                scale=int(item.get("scale") or 0),
+                earlier=True,
+                **known,
+            )
+        )
+    return carried
+
+
+# What bounds each group of figures, as profiling on this kind of machine showed (2 cores
+# shared by the servers, the load generator and PostgreSQL). A prefix ending in ":" names
+# the figures as served, not those of the same name with the cache off.
+LIMITS = [
+    ("import", "the database's write path: COPY into the passage, search and history tables and their "
+     "indexes; on the Python side, building the rows. The baseline is bound by a save() and a history "
+     "row per record."),
+    ("API events page (page_size=50), response cache off", "CPU of Python: under a load of 8 to 16 "
+     "requests on 2 cores, the CPU time of a request sets the pace, the worker's and PostgreSQL's together. "
+     "The in-process figures below split one request into its SQL and its Python (the ORM building the "
+     "model instances counted there for 50 events with their places, participations and citations, DRF "
+     "serialising them, the middleware). The baseline leaves all of it to PostgreSQL in one statement."),
+    ("API person detail, response cache off", "CPU of Python as above, for a much smaller document: most of "
+     "it is the ORM building and compiling the queries of a detail; the baseline's single cheap statement "
+     "leaves it near the cost of the HTTP stack."),
+    ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
+     "(middleware, throttling, one query for the data's generation: its time in one process is below), so "
+     "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
+     "it."),
+    ("API person detail:", "as above for cached answers; the first request for each person on each worker "
+     "builds the document, and with a score of persons on several workers those builds weigh on the ratio, "
+     "which lands near 2 from run to run (the in-process figures below set the cached answer beside the "
+     "baseline's statement alone)."),
+    ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
+     "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
+     "results included, and its Python the rest. The baseline is the baseline app's statement, run from "
+     "the same process."),
+    ("search", "passage hits come from the index in PostgreSQL (the first page walks an index in archive "
+     "order, the count stops past 5,000); names are matched in an in-memory snapshot of the records, which a "
+     "new process builds once (seconds at a million passages) and rebuilds when a record kind changes. The "
+     "baseline reads every passage's text."),
+    ("admin", "template rendering in Python for a page of 50 rows; with ?q=, the name snapshot of every "
+     "status and a LIKE over the citations' stored folded quote and claim. The p95 of a few renders is the "
+     "slowest of them, so one render slowed by the shared machine can miss the target alone."),
+    ("API queries per request", "constant by construction: every nested relation is one prefetch query."),
+]
+
+
+def write_report(run: Run) -> None:
+    figures = run.figures + _supplement(run)
+    results = [
+        {
+            "name": f.name,
+            "value": None if f.value is None else round(f.value, 3),
+            "unit": f.unit,
+            "baseline": f.baseline or None,
+            "baseline_value": None if f.baseline_value is None else round(f.baseline_value, 3),
+            "ratio": None if f.ratio is None else round(f.ratio, 3),
+            "better": f.better,
+            "target": f.target or None,
+            "met": f.met,
+            "notes": f.notes or None,
+            "error": f.error or None,
+            "scale": f.scale,
+            **({"from_earlier_run": True} if f.earlier else {}),
+        }
+        for f in figures
+    ]
+    Path(run.args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    minutes = (time.perf_counter() - run.started) / 60
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `bench/run` (see the README); do not edit by hand, run it again.",
+        "Each figure is measured side by side with its baseline in the same run, on the same database.",
+        "",
+        f"- scale: **{run.args.scale:,} passages** (seed {run.args.seed})"
+        + ("" if run.args.scale == DEFAULT_SCALE else f" — smaller than the default {DEFAULT_SCALE:,}"),
+        f"- date: {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}; whole run {minutes:.1f} min",
+        f"- machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+        f"PostgreSQL {run.context.get('PostgreSQL', '?')} (throwaway cluster, fsync off)",
+    ]
+    for key, value in run.context.items():
+        if key != "PostgreSQL":
+            lines.append(f"- {key}: {value}")
+    if run.finished:
+        lines.append("- state: **complete**, every stage ran")
+    else:
+        carried = sorted({f.scale for f in figures if f.earlier})
+        lines.append(
+            f"- state: **incomplete: this run at {run.args.scale:,} passages did not finish** — the stages done "
+            f"are: {', '.join(run.done) or 'none'}."
+            + (
+                f" The figures of the other stages are from an earlier run at {', '.join(f'{n:,}' for n in carried)} "
+                "passages, marked so in the table."
+                if carried
+                else ""
+            )
+        )
+    lines += [
+        "",
+        "| name | ours | baseline | ratio | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in figures:
+        ratio = "—" if f.ratio is None else f"{f.ratio:.2f}×"
+        met = {True: "yes", False: "**no**", None: ""}[f.met]
+        ours = f"error: {f.error}" if f.error else _fmt(f.value, f.unit)
+        name = f"{f.name} *(at {f.scale:,} passages, from an earlier run)*" if f.earlier else f.name
+        lines.append(f"| {name} | {ours} | {_fmt(f.baseline_value, f.unit)} | {ratio} | {f.target or ''} | {met} |")
+    lines += [
+        "",
+        "`ratio` is ours ÷ baseline: higher is better for rates, lower for latencies.",
+        "",
+        "## What limits each figure",
+        "",
+    ]
+    lines += [
+        f"- **{prefix.rstrip(':')}**: {why}"
+        for prefix, why in LIMITS
+        if any(f.name.startswith(prefix) for f in figures)
+    ]
+    lines += [
+        "",
+        "## Baselines",
+        "",
+    ]
+    seen = set()
+    for f in figures:
+        if f.baseline and f.baseline not in seen:
+            seen.add(f.baseline)
+            lines.append(f"- {f.baseline}")
+    lines += ["", "## Notes", ""]
+    for f in figures:
+        if f.notes:
+            lines.append(f"- **{f.name}**: {f.notes}")
+    if run.plans:
+        lines += ["", "## Plans of the search query (`archive.search.explain`)", ""]
+        for term, plan in run.plans.items():
+            lines += [f"### {term}", "", "```", plan, "```", ""]
+    markdown = Path(run.args.markdown)
+    kept = marked_sections(markdown.read_text(encoding="utf-8")) if markdown.exists() else []
+    text = "\n".join(lines).rstrip() + "\n"
+    for section in kept:  # the figures of other scripts, carried over as they are, at the end
+        text += "\n" + section + "\n"
+    markdown.write_text(text, encoding="utf-8")
+    say(f"Wrote {run.args.markdown} and {run.args.json}")

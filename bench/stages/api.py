@@ -1,0 +1,235 @@
+"""The API under gunicorn: p50/p95 latency and requests per second beside the hand-written SQL baseline.
+
+Three servers run side by side with the same gunicorn settings: the API as
+served (with its response cache), the API with the cache off, and the
+baseline app (`bench/baseline_app.py`), which builds the same JSON in one
+SQL statement. The same loopback load (`bench/load.py`) drives each in
+rotating rounds, after a check that both answer the same documents.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench.figures import ROOT, SECRET, Figure, Run, say
+
+REQUEST_TIMEOUT = 300.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def gunicorn(app: str, url: str, workers: int, log: Path, extra: dict[str, str] | None = None) -> Iterator[int]:
+    """Serve `app` with gunicorn on a loopback port; stop it (and only it) afterwards."""
+    from bench import load
+
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "BENCH_DATABASE_URL": url,
+        "DEBUG": "0",
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or SECRET,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        **(extra or {}),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--workers",
+        str(workers),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "sync",
+        "--timeout",
+        str(int(REQUEST_TIMEOUT)),
+        "--error-logfile",
+        str(log),
+        app,
+    ]
+    with log.open("ab") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
+    try:
+        load.wait_until_serving(port, "/health/", process, log)
+        yield port
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def person_slugs(count: int) -> list[str]:
+    """Approved persons with the most visible evidence: the detail pages worth reading."""
+    from django.db.models import Count, Q
+
+    from archive.models import Person, Status
+
+    return list(
+        Person.objects.approved()
+        .annotate(n=Count("citations", filter=Q(citations__status=Status.APPROVED)))
+        .order_by("-n", "slug")
+        .values_list("slug", flat=True)[:count]
+    )
+
+
+def _same_documents(ours_port: int, baseline_port: int, paths: list[str]) -> str:
+    from bench import load
+
+    differing = []
+    for path in paths:
+        # Links carry the server's own host and port; compare the documents without them.
+        a = json.loads(load.get(ours_port, path)[1].replace(f"127.0.0.1:{ours_port}".encode(), b"HOST"))
+        b = json.loads(load.get(baseline_port, path)[1].replace(f"127.0.0.1:{baseline_port}".encode(), b"HOST"))
+        if a != b:
+            differing.append(path)
+    if differing:
+        return f"the baseline's JSON differs from the API's for {len(differing)} of {len(paths)} checked paths"
+    return f"the baseline's JSON equals the API's for the {len(paths)} paths checked"
+
+
+def api_figures(run: Run, url: str, log_dir: Path) -> None:
+    """Latency and throughput of two endpoints: the API as served, the API with its response cache off, the baseline.
+
+    As served, a repeated request is answered from the response cache
+    (`archive.api.caching`) until the data changes; with the cache off each
+    request builds its document, which is what the first reader after a
+    change waits for. Both are set beside the same baseline.
+    """
+    from bench import load
+
+    slugs = person_slugs(20)
+    if not slugs:
+        raise RuntimeError("no approved person to ask for")
+    requests = run.args.requests
+    endpoints = {
+        "events page (page_size=50)": ["/api/v1/events/?page_size=50"] * requests,
+        "person detail": [f"/api/v1/persons/{slugs[i % len(slugs)]}/" for i in range(requests)],
+    }
+    workers = run.args.workers
+    with (
+        gunicorn("config.wsgi:application", url, workers, log_dir / "gunicorn-api.log") as ours,
+        gunicorn(
+            "config.wsgi:application", url, workers, log_dir / "gunicorn-api-uncached.log", {"API_CACHE_SECONDS": "0"}
+        ) as uncached,
+        gunicorn("bench.baseline_app:application", url, workers, log_dir / "gunicorn-baseline.log") as base,
+    ):
+        servers = {"ours": ours, "uncached": uncached, "baseline": base}
+        check = ["/api/v1/events/?page_size=50"] + [f"/api/v1/persons/{slug}/" for slug in slugs]
+        equivalence = _same_documents(ours, base, check)
+        say(f"  {equivalence}")
+        for title, paths in endpoints.items():
+            # A slow endpoint on a large archive gets fewer requests (never fewer than
+            # one per thread), so that the run stays bounded; every server gets the same.
+            started = time.perf_counter()
+            load.get(uncached, paths[0], timeout=REQUEST_TIMEOUT)
+            probe = time.perf_counter() - started
+            planned = len(paths)
+            if probe * len(paths) / workers > run.args.api_seconds:
+                paths = paths[: max(run.args.concurrency, int(run.args.api_seconds * workers / probe))]
+            rounds = max(1, min(4, len(paths) // run.args.concurrency))
+            # Each distinct path twice per worker: every worker has built (or stored) each document once.
+            warm = list(dict.fromkeys(paths)) * (2 * workers)
+            for port in servers.values():
+                load.drive(port, warm, run.args.concurrency, run.args.api_seconds / 4)
+            measured = {name: load.LoadResult() for name in servers}
+            size = math.ceil(len(paths) / rounds)
+            for index in range(rounds):
+                chunk = paths[index * size : (index + 1) * size]
+                # Rotate which server goes first, so drift of a shared machine falls on all.
+                order = list(servers.items())
+                order = order[index % len(order) :] + order[: index % len(order)]
+                for name, port in order:
+                    budget = run.args.api_seconds / rounds
+                    measured[name].extend(load.drive(port, chunk, run.args.concurrency, budget))
+            b = measured["baseline"]
+            common = (
+                f"{len(b.latencies)} requests each, concurrency {run.args.concurrency}, gunicorn {workers} sync "
+                f"workers, {rounds} rotating round(s); {equivalence}"
+            )
+            if len(paths) < planned:
+                common += (
+                    f"; one uncached request took {probe:.1f} s, so {len(paths)} of the planned {planned} requests "
+                    f"were made, to keep within {run.args.api_seconds:.0f} s per server"
+                )
+            for name, result in measured.items():
+                if result.failures:
+                    common += f"; {name}: {len(result.failures)} failed, e.g. {result.failures[0]}"
+                if result.skipped:
+                    common += (
+                        f"; {name}: only {len(result.latencies)} of {len(paths)} requests made within the time "
+                        f"budget of {run.args.api_seconds:.0f} s"
+                    )
+            variants = {
+                "ours": (
+                    f"API {title}",
+                    "as served: repeated requests are answered from the response cache until the data changes; ",
+                ),
+                "uncached": (
+                    f"API {title}, response cache off",
+                    "every request builds its document (API_CACHE_SECONDS=0), as the first one after a write does; ",
+                ),
+            }
+            for name, (label, how) in variants.items():
+                _api_figures(run, label, measured[name], b, how + common)
+
+
+def _api_figures(run: Run, label: str, a: Any, b: Any, notes: str) -> None:
+    baseline_name = "one SQL statement with json_agg, tiny WSGI app, same gunicorn settings"
+    run.add(
+        Figure(
+            f"{label}: p50 latency",
+            a.p50,
+            "ms",
+            baseline_name,
+            b.p50,
+            "lower",
+            target="ratio ≤ 2",
+            met=a.p50 <= 2 * b.p50,
+            notes=notes,
+        )
+    )
+    run.add(
+        Figure(
+            f"{label}: p95 latency",
+            a.p95,
+            "ms",
+            baseline_name,
+            b.p95,
+            "lower",
+            target="ratio ≤ 2 and < 50 ms",
+            met=a.p95 <= 2 * b.p95 and a.p95 < 50,
+        )
+    )
+    run.add(
+        Figure(
+            f"{label}: requests/s",
+            a.rps,
+            "requests/s",
+            baseline_name,
+            b.rps,
+            "higher",
+            target="ratio ≥ 0.5",
+            met=a.rps >= 0.5 * b.rps,
+        )
+    )

@@ -1,0 +1,80 @@
+"""One API request in this process, split into its SQL and its Python, beside the baseline's statement alone.
+
+What bounds the figures under load, measured rather than asserted: the
+requests go through django.test.Client with no HTTP and no load, once with
+the response cache off and once answered from it (`bench/breakdown.py`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from typing import Any
+
+from bench.figures import Figure, Run
+from bench.measuring import client_get, median_ms
+from bench.stages.api import person_slugs
+
+
+def api_breakdown_figures(run: Run, url: str) -> None:
+    """One request of each benchmarked endpoint in this process: its SQL, its Python, its model instances.
+
+    What bounds the figures under load, measured rather than asserted; the
+    baseline is the baseline app's SQL statement alone, run from here.
+    """
+    from django.test import Client, override_settings
+
+    from bench import baseline_app, breakdown
+
+    client = Client()
+    slugs = person_slugs(20)
+    repeat = max(10, run.args.admin_repeat * 3)
+    base = "http://127.0.0.1"
+    os.environ["BENCH_DATABASE_URL"] = url
+    rotation = itertools.cycle(slugs)  # the baseline reads the same persons in turn
+    endpoints: dict[str, tuple[list[str], Callable[[], Any]]] = {
+        "events page (page_size=50)": (
+            ["/api/v1/events/?page_size=50"],
+            lambda: baseline_app._events(base, {"page_size": ["50"]}),
+        ),
+        "person detail": (
+            [f"/api/v1/persons/{slug}/" for slug in slugs],
+            lambda: baseline_app._person(base, next(rotation)),
+        ),
+    }
+    baseline_name = "the baseline's SQL statement alone, run from this process"
+    try:
+        for title, (paths, baseline) in endpoints.items():
+            base_ms = median_ms(baseline, repeat)
+            label = f"API in one process, {title}"
+            with override_settings(API_CACHE_SECONDS=0):
+                built = breakdown.measure(lambda path: client_get(client, path), paths, repeat)
+            cached = breakdown.measure(lambda path: client_get(client, path), paths, repeat)
+            notes = (
+                f"median of {repeat} warm requests through django.test.Client, {len(set(paths))} distinct path(s); "
+                f"{built.queries} SQL statements, timed at each execute (results included)"
+            )
+            rows = (
+                ("response cache off: time of a request", built.total_ms, "ms", base_ms),
+                ("response cache off: of which SQL", built.sql_ms, "ms", None),
+                ("response cache off: of which Python", built.python_ms, "ms", None),
+                ("response cache off: model instances built", built.instances, "instances", None),
+                ("as served: time of an answer from the response cache", cached.total_ms, "ms", base_ms),
+            )
+            for index, (name, value, unit, baseline_value) in enumerate(rows):
+                run.add(
+                    Figure(
+                        f"{label}, {name}",
+                        value,
+                        unit,
+                        baseline_name if baseline_value is not None else "",
+                        baseline_value,
+                        "lower",
+                        notes=notes if index == 0 else "",
+                    )
+                )
+    finally:
+        if baseline_app._connection is not None:
+            baseline_app._connection.close()
+            baseline_app._connection = None
