@@ -39,7 +39,7 @@ class EventAdmin(CuratedAdmin):
     list_filter = ("status", "kind", FictionalFilter)
     list_select_related = ("parent", "modified_by")
     search_fields = ("title", "slug", "date_text")
-    autocomplete_fields = ("parent", "locations")
+    autocomplete_fields = ("parent", "follows", "locations")
 
     @admin.display(description=_("when"), ordering="earliest")
     def when(self, event: Event) -> str:

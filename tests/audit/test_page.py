@@ -37,3 +37,9 @@ def test_findings_link_to_their_records_and_passages() -> None:
     assert change_url(quoted) in html and "duplicate-citation" in html
     assert f"#passage-{passage.seq}" in html
     assert change_url(explained) in html and "on purpose" in html
+
+
+def test_the_curators_index_links_to_the_audit() -> None:
+    response = client_for(user(role="curator")).get(reverse("archive_curate:index"))
+    assert response.status_code == 200
+    assert reverse("archive_curate:audit") in response.content.decode()
