@@ -1,6 +1,6 @@
 """The stored `fictional` flag of cited records, kept equal to its definition.
 
-Fiction is a property of evidence (`archive.models.curation.fictional_expression`):
+Fiction is a property of evidence (`fictional_expression` below):
 a record is fictional when it has approved citations and all of them come from
 fiction. Deriving that in every query made each list and count look through
 the citations of the whole archive, so the flag is stored on the record
@@ -29,13 +29,30 @@ from collections.abc import Iterable, Iterator
 from django.db import models
 from django.db.models.signals import post_delete, post_save
 
-from archive.models import TARGET_FIELDS, Citation, Event, Location, Participation, Person, Post, Source, Unit
-from archive.models.curation import fictional_expression
+from archive.models import TARGET_FIELDS, Citation, Event, Location, Participation, Person, Post, Source, Status, Unit
 
 CITED_MODELS: tuple[type[models.Model], ...] = (Person, Unit, Location, Event, Post, Participation)
 _BY_FIELD = {model._meta.model_name: model for model in CITED_MODELS}
 
 _pending = threading.local()
+
+
+def fictional_expression(model: type[models.Model], citation_model: type[models.Model] = Citation) -> models.Expression:
+    """Fiction is a property of evidence: the definition of `Cited.fictional`.
+
+    A record is fictional when it has approved citations and all of them come
+    from fiction; a person, unit or place a curator marked historical never is.
+    `citation_model` is given by migrations, which use historical models.
+    """
+    field = model._meta.model_name
+    assert field is not None
+    cited = citation_model._default_manager.filter(**{field: models.OuterRef("pk")}, status=Status.APPROVED)
+    expression = models.Exists(cited.filter(passage__source__is_fiction=True)) & ~models.Exists(
+        cited.filter(passage__source__is_fiction=False)
+    )
+    if any(f.name == "marked_historical" for f in model._meta.get_fields()):
+        expression &= models.Q(marked_historical=False)
+    return models.ExpressionWrapper(expression, output_field=models.BooleanField())
 
 
 def refresh(model: type[models.Model], pks: Iterable[int] | None = None, using: str = "default") -> int:

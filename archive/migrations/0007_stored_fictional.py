@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from archive.models.curation import fictional_expression
+from archive.fiction import fictional_expression
 
 CITED = ("person", "unit", "location", "event", "post", "participation")
 

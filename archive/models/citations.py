@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from archive.text import anchor
+from archive.text.normalize import search_key
 
 from .curation import Curated
 from .events import Event, Participation
@@ -43,8 +44,6 @@ def fold_quote_and_claim(quote: str, claim: str) -> str:
     A folded query never holds a newline (whitespace is collapsed to spaces),
     so a match never straddles the two.
     """
-    from archive.search.keys import search_key  # archive.search imports the models
-
     return f"{search_key(quote)}\n{search_key(claim)}"
 
 

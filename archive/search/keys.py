@@ -1,11 +1,9 @@
 """Search keys: the folded forms that queries and texts are compared in.
 
-`archive.text.normalize.fold_chars` folds one character at a time (NFKC,
-Traditional -> Simplified, casefold), so a match in folded text maps back to
-offsets in the original. One pass is not always a fixpoint (OpenCC has chains
-such as 薴 -> 苧 -> 苎), and a query typed in the middle form must still find
-the text, so each character is folded until it stops changing. The key of a
-string is therefore idempotent and still aligned character by character.
+`archive.text.normalize.search_key` folds one character at a time (NFKC,
+Traditional -> Simplified, casefold) until it stops changing, so a match in
+folded text maps back to offsets in the original, and the key of a string is
+idempotent. This module builds on it: aligned keys, grams and name keys.
 
 Names get two more keys: toneless pinyin (`pinyin_forms`), and for romanised
 names and queries the Latin key (`fold_latin`) without spaces, so that
@@ -18,27 +16,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from archive.text.normalize import fold_chars, fold_latin, is_han, pinyin_forms
+# The key itself lives beside the folding it repeats, where the models can use it too.
+from archive.text.normalize import fold_latin, is_han, key_char, pinyin_forms, search_key
 
-_MAX_PASSES = 6
 _LATIN_QUERY = re.compile(r"[a-z0-9 ]+")
-
-
-@functools.lru_cache(maxsize=65536)
-def key_char(ch: str) -> str:
-    """The key of one character: `fold_chars` repeated until it is a fixpoint."""
-    current = ch
-    for _ in range(_MAX_PASSES):
-        folded = fold_chars(current)
-        if folded == current:
-            break
-        current = folded
-    return current
-
-
-def search_key(text: str) -> str:
-    """The key of a text: the concatenated keys of its characters."""
-    return "".join(key_char(ch) for ch in text)
 
 
 def search_key_aligned(text: str) -> tuple[str, list[int]]:

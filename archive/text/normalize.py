@@ -21,7 +21,9 @@ __all__ = [
     "fold_chars",
     "fold_latin",
     "is_han",
+    "key_char",
     "pinyin_forms",
+    "search_key",
     "to_simplified",
 ]
 
@@ -159,3 +161,28 @@ def fold_latin(text: str) -> str:
     stripped = _strip_marks(_strip_marks(text).casefold())
     kept = "".join(ch for ch in stripped if ch not in _APOSTROPHES_AND_HYPHENS)
     return " ".join(kept.split())
+
+
+@functools.lru_cache(maxsize=65536)
+def key_char(ch: str) -> str:
+    """The search key of one character: `fold_chars` repeated until it is a fixpoint.
+
+    One pass is not always a fixpoint (OpenCC has chains such as 薴 -> 苧 -> 苎),
+    and a query typed in the middle form must still find the text.
+    """
+    current = ch
+    for _ in range(_MAX_FOLD_PASSES):
+        folded = fold_chars(current)
+        if folded == current:
+            break
+        current = folded
+    return current
+
+
+def search_key(text: str) -> str:
+    """The search key of a text: the concatenated keys of its characters, aligned one to one with them.
+
+    Here, beside the folding it repeats, because both the search and the
+    citation model (its stored folded quote and claim) derive keys from it.
+    """
+    return "".join(key_char(ch) for ch in text)
