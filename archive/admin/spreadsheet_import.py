@@ -36,7 +36,7 @@ from import_export.forms import ImportForm
 from archive.importing import uploads
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
-DEFAULT_MAX_ROWS = 2000
+DEFAULT_MAX_ROWS = 1000
 
 
 def max_bytes() -> int:
