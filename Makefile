@@ -62,8 +62,13 @@ serve: venv
 check-deploy: venv
 	$(BIN)/python manage.py check --deploy --fail-level WARNING
 
-lint: venv
+# The checks CI runs before the tests: style (ruff), types (mypy with the Django
+# and DRF plugins, which read the settings, hence .env) and the layers of the
+# code (import-linter, contracts in pyproject.toml).
+lint: venv .env
 	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Keeps .env (its SECRET_KEY and anything added to it).
 clean:
