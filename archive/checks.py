@@ -8,9 +8,13 @@ checks do not: a deployment is about a database as much as about settings.
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import caches
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.db import DatabaseError, connections, router
 
@@ -44,3 +48,37 @@ def check_demo_accounts(app_configs: Any = None, **kwargs: Any) -> list[CheckMes
             id="archive.E001",
         )
     ]
+
+
+@register(Tags.caches, deploy=True)
+def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """The default cache holds the API throttle's counts: every worker must be able to write it.
+
+    A directory that cannot be created or written would fail every API
+    request; one that others may write to would let them plant the pickles
+    Django's file cache loads.
+    """
+    try:
+        store = caches["default"]
+        store.set("archive:deploy-check", 1, 5)
+        store.delete("archive:deploy-check")
+    except Exception as error:  # any backend, any failure: the check reports, never raises
+        return [
+            Error(
+                f"The default cache (the API throttle's counts) cannot be written ({type(error).__name__}).",
+                hint="Set CACHE_DIR to a directory the archive's user can write, or REDIS_URL to a reachable Redis.",
+                id="archive.E002",
+            )
+        ]
+    location = settings.CACHES["default"].get("LOCATION", "")
+    file_based = settings.CACHES["default"]["BACKEND"].endswith("FileBasedCache")
+    if file_based and os.path.isdir(location) and os.stat(location).st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return [
+            Warning(
+                f"The cache directory {location} may be written by other users.",
+                hint="Django's file cache loads pickles from it: make it writable by the archive's user only "
+                "(chmod 700).",
+                id="archive.W002",
+            )
+        ]
+    return []
