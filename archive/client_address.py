@@ -60,5 +60,5 @@ class ClientRateThrottle(AnonRateThrottle):
     holds however many workers serve.
     """
 
-    def get_ident(self, request: HttpRequest) -> str:  # type: ignore[override]
+    def get_ident(self, request: HttpRequest) -> str:
         return client_ip(request) or ""

@@ -57,7 +57,7 @@ class RefuseDemoPasswordBackend:
     django-axes' lockout. With DEBUG on it lets the next backend decide.
     """
 
-    def authenticate(  # type: ignore[override]
+    def authenticate(
         self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any
     ) -> None:
         if not settings.DEBUG and password and is_demo_password(password):

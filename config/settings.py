@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
-import environ
+import environ  # type: ignore[import-untyped]  # django-environ ships no type information
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
