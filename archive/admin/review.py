@@ -2,15 +2,28 @@
 
 A reviewer decides on a record by reading the words it rests on, so every
 record is shown with its citations inside their whole passages (the quote
-marked), the source and its kind named and fiction flagged. Approval and
-rejection go through `archive.curation`, which holds the four-eyes rule; the
-queue only asks `curation.can_review` in advance to say why a record has no
-buttons, and turns every refusal into a message, never a server error.
+marked), the source and its kind named and fiction flagged. A record never
+published that has no approved citation is flagged before approval: approving
+it takes a note saying why it goes public without evidence.
+
+A change of a published record waits as a pending revision: the queue shows
+it field by field against the approved version, each value diffed word by
+word (a Chinese character is a word), beside the record's approved evidence.
+
+Decisions go through the services (`archive.services.review` for records,
+`archive.services.revisions` for changes), which hold the four-eyes rule; the
+queue only reads the same rule in advance to say why there are no buttons,
+and turns every refusal into a message, never a server error. Its query count
+depends on the models in review, not on the number of records or revisions.
 """
 
 from __future__ import annotations
 
+import re
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from django.contrib import messages
@@ -19,13 +32,14 @@ from django.db import models
 from django.db.models import Count, Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
-from django.utils.safestring import SafeString
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from archive.services import review as curation
 from archive.models import (
+    TARGET_FIELDS,
     Citation,
     Curated,
     Event,
@@ -33,10 +47,13 @@ from archive.models import (
     Participation,
     Person,
     Post,
+    Revision,
     Source,
     Status,
     Unit,
 )
+from archive.services import review as curation
+from archive.services import revisions
 
 from .reader import (
     CITATION_RELATED,
@@ -62,6 +79,9 @@ _RELATED: dict[type[models.Model], tuple[str, ...]] = {
 
 _MODELS_BY_NAME: dict[str, type[Curated]] = {model._meta.model_name: model for model in QUEUE_MODELS}
 
+# History reasons that are decisions, not contributions (as in `archive.services.review`).
+_DECISIONS = ("approved", "rejected")
+
 
 @dataclass
 class Evidence:
@@ -79,6 +99,30 @@ class Row:
     evidence: list[Evidence] = field(default_factory=list)
     accounts_url: str | None = None
     target: str = ""
+    # Published only with a note: a kind of record that needs evidence, and none approved.
+    without_evidence: bool = False
+
+    @property
+    def can_review(self) -> bool:
+        return self.reason is None
+
+
+@dataclass
+class DiffLine:
+    label: str
+    old: SafeString
+    new: SafeString
+
+
+@dataclass
+class RevisionRow:
+    key: str
+    revision: Revision
+    change_url: str | None
+    reason: str | None
+    lines: list[DiffLine]
+    contributors: list[Any]
+    evidence: list[Evidence] = field(default_factory=list)
 
     @property
     def can_review(self) -> bool:
@@ -89,15 +133,112 @@ def record_key(record: models.Model) -> str:
     return f"{record._meta.model_name}-{record.pk}"
 
 
-def why_not(record: Curated, user: Any) -> str | None:
+# ---------------------------------------------------------------------------
+# Word diff
+
+
+# A CJK character is a word of its own; other letters and digits run into words.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff"
+_TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+|\s+|.", re.DOTALL)
+# Beyond this many tokens a side, texts are compared line by line first:
+# a word-level match of two whole books would hold the request for minutes.
+_WORD_LIMIT = 20_000
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _diff(a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
+    old: list[str] = []
+    new: list[str] = []
+    # No autojunk: in a long text, spaces and common characters are words like any other.
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        removed, added = escape("".join(a[i1:i2])), escape("".join(b[j1:j2]))
+        if op == "equal":
+            old.append(removed)
+            new.append(added)
+            continue
+        if removed:
+            old.append(f"<del>{removed}</del>")
+        if added:
+            new.append(f"<ins>{added}</ins>")
+    return old, new
+
+
+def word_diff(old: str, new: str) -> tuple[SafeString, SafeString]:
+    """The published and the proposed text as HTML: deleted words in <del>, inserted ones in <ins>."""
+    a, b = tokens(old), tokens(new)
+    if len(a) > _WORD_LIMIT or len(b) > _WORD_LIMIT:
+        old_parts, new_parts = _diff(old.splitlines(keepends=True), new.splitlines(keepends=True))
+    else:
+        old_parts, new_parts = _diff(a, b)
+    return mark_safe("".join(old_parts)), mark_safe("".join(new_parts))  # every piece escaped in _diff
+
+
+# ---------------------------------------------------------------------------
+# Four eyes, read in advance
+
+
+def _may_review(model: type[models.Model], user: Any) -> bool:
+    opts = model._meta
+    return bool(user.is_superuser or user.has_perm(f"{opts.app_label}.review_{opts.model_name}"))
+
+
+def record_contributors(model: type[models.Model], records: Iterable[Curated]) -> dict[Any, set[int]]:
+    """`archive.services.review.contributors` of many records of `model`, from one history query."""
+    ids = {
+        record.pk: {pk for pk in (record.created_by_id, record.modified_by_id) if pk is not None} for record in records
+    }
+    history = getattr(model, "history", None)
+    if history is None or not ids:
+        return ids
+    entries = (
+        history.model.objects.filter(id__in=list(ids))
+        .order_by("id", "-history_date", "-history_id")
+        .values_list("id", "history_user_id", "history_change_reason", "status")
+    )
+    reviewed: set[Any] = set()
+    for pk, user_id, reason, status in entries:
+        if pk in reviewed:
+            continue
+        if status == Status.APPROVED and reason and str(reason).startswith("approved"):
+            reviewed.add(pk)  # what came before was reviewed already
+            continue
+        if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
+            ids[pk].add(user_id)
+    return ids
+
+
+def why_not(record: Curated, user: Any, contributors: set[int] | None = None) -> str | None:
     """Why `user` may not review `record`, or None when they may."""
-    if curation.can_review(record, user):
+    if contributors is None:
+        contributors = curation.contributors(record)
+    may = _may_review(type(record), user)
+    if may and user.pk not in contributors:
         return None
     if user.pk == record.created_by_id:
         return _("You created this record: another reviewer must approve or reject it.")
     if user.pk == record.modified_by_id:
         return _("You changed this record last: another reviewer must approve or reject it.")
+    if user.pk in contributors:
+        return _("You contributed to this record: another reviewer must approve or reject it.")
     return _("You are not allowed to review %(things)s.") % {"things": record._meta.verbose_name_plural}
+
+
+def why_not_revision(revision: Revision, user: Any, contributors: set[int]) -> str | None:
+    """Why `user` may not decide on `revision`: `revisions.can_decide`, read from prefetched contributors."""
+    if user.pk in contributors:
+        return _("You contributed to this change: another reviewer must approve or reject it.")
+    if not _may_review(revision.record_model, user):
+        return _("You are not allowed to review %(things)s.") % {
+            "things": revision.record_model._meta.verbose_name_plural
+        }
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Records in review
 
 
 def _evidence(citation: Citation) -> Evidence:
@@ -118,6 +259,10 @@ def _event_of(record: models.Model) -> Event | None:
     return None
 
 
+def _cited() -> models.QuerySet[Citation]:
+    return Citation.objects.select_related("passage__source").order_by("passage__source__title", "passage__seq")
+
+
 def _queryset(model: type[Curated]) -> models.QuerySet[Any]:
     qs = model.objects.filter(status=Status.IN_REVIEW).select_related(
         "created_by", "modified_by", *_RELATED.get(model, ())
@@ -126,33 +271,112 @@ def _queryset(model: type[Curated]) -> models.QuerySet[Any]:
         return qs.annotate(passage_count=Count("passages")).order_by("title", "pk")
     if model is Citation:
         return qs.order_by("passage__source__title", "passage__seq", "start", "pk")
-    cited = Citation.objects.select_related("passage__source").order_by("passage__source__title", "passage__seq")
-    return qs.prefetch_related(Prefetch("citations", queryset=cited)).order_by("pk")
+    return qs.prefetch_related(Prefetch("citations", queryset=_cited())).order_by("pk")
 
 
 def queue_groups(user: Any) -> list[dict[str, Any]]:
     """The records in review, grouped by model, each with its evidence."""
     groups = []
     for model in QUEUE_MODELS:
+        records = list(_queryset(model))
+        contributors = record_contributors(model, records)
         rows = []
-        for record in _queryset(model):
+        for record in records:
             event = _event_of(record)
             row = Row(
                 key=record_key(record),
                 record=record,
                 change_url=admin_change_url(record),
-                reason=why_not(record, user),
+                reason=why_not(record, user, contributors[record.pk]),
                 accounts_url=reverse("archive_curate:accounts", args=[event.slug]) if event else None,
             )
             if isinstance(record, Citation):
                 row.evidence = [_evidence(record)]
                 row.target = target_label(record)
             elif not isinstance(record, Source):
-                row.evidence = [_evidence(c) for c in record.citations.all()]
+                cited = list(record.citations.all())
+                row.evidence = [_evidence(c) for c in cited]
+                row.without_evidence = curation.needs_evidence(record) and not any(
+                    c.status == Status.APPROVED for c in cited
+                )
             rows.append(row)
         if rows:
             groups.append({"name": model._meta.verbose_name_plural, "model": model._meta.model_name, "rows": rows})
     return groups
+
+
+# ---------------------------------------------------------------------------
+# Changes of published records
+
+
+def _revision_change_url(model: type[models.Model], pk: Any) -> str | None:
+    try:
+        return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_change", args=[pk])
+    except NoReverseMatch:
+        return None
+
+
+def _revision_evidence(model: type[models.Model], pks: list[Any]) -> dict[Any, list[Evidence]]:
+    """The approved citations of published records of `model`, by record pk (a citation is its own evidence)."""
+    found: dict[Any, list[Evidence]] = defaultdict(list)
+    if model is Citation:
+        for citation in Citation.objects.filter(pk__in=pks).select_related("passage__source"):
+            found[citation.pk].append(_evidence(citation))
+        return found
+    name = model._meta.model_name
+    if name not in TARGET_FIELDS:
+        return found
+    for citation in _cited().filter(status=Status.APPROVED, **{f"{name}__in": pks}):
+        found[getattr(citation, f"{name}_id")].append(_evidence(citation))
+    return found
+
+
+def revision_groups(user: Any) -> list[dict[str, Any]]:
+    """The pending revisions, grouped by model, each as a word-level diff beside the record's evidence."""
+    pending = list(
+        Revision.objects.pending()
+        .select_related("record_type", "created_by")
+        .prefetch_related("contributors")
+        .order_by("record_label", "pk")
+    )
+    if not pending:
+        return []
+    described = revisions.describe_many(pending)
+    by_model: dict[type[models.Model], list[Revision]] = defaultdict(list)
+    for revision in pending:
+        by_model[revision.record_model].append(revision)
+    order = {model: n for n, model in enumerate(QUEUE_MODELS)}
+    groups = []
+    for model in sorted(by_model, key=lambda m: (order.get(m, len(order)), m._meta.model_name)):
+        mine = by_model[model]
+        evidence = _revision_evidence(model, [revision.record_id for revision in mine])
+        rows = []
+        for revision in mine:
+            people = sorted(
+                {u.pk: u for u in [*revision.contributors.all(), revision.created_by] if u is not None}.values(),
+                key=lambda u: u.get_username(),
+            )
+            lines = []
+            for diff in described[revision.pk]:
+                old, new = word_diff(diff.old, diff.new)
+                lines.append(DiffLine(diff.label, old, new))
+            rows.append(
+                RevisionRow(
+                    key=f"revision-{revision.pk}",
+                    revision=revision,
+                    change_url=_revision_change_url(model, revision.record_id),
+                    reason=why_not_revision(revision, user, {u.pk for u in people}),
+                    lines=lines,
+                    contributors=people,
+                    evidence=evidence.get(revision.record_id, []),
+                )
+            )
+        groups.append({"name": model._meta.verbose_name_plural, "model": model._meta.model_name, "rows": rows})
+    return groups
+
+
+# ---------------------------------------------------------------------------
+# Decisions
 
 
 def _resolve(key: str) -> Curated | None:
@@ -163,23 +387,57 @@ def _resolve(key: str) -> Curated | None:
     return model.objects.filter(pk=pk).first()
 
 
-def _decide(verb: str, record: Curated, user: Any, note: str) -> str | None:
+def _refusal(exc: Exception, what: str) -> str:
+    if isinstance(exc, ValidationError):
+        return " ".join(exc.messages)
+    return str(exc) or _("You may not review %(record)s.") % {"record": what}
+
+
+def _decide(verb: str, record: Curated, user: Any, note: str, without_evidence: str = "") -> str | None:
     """Approve or reject one record; the refusal as a message, or None."""
     try:
         if verb == "approve":
-            curation.approve(record, by=user, note=note)
+            curation.approve(record, by=user, note=note, without_evidence=without_evidence)
         else:
             curation.reject(record, by=user, note=note)
-    except PermissionDenied as exc:
-        return str(exc) or _("You may not review %(record)s.") % {"record": record}
-    except ValidationError as exc:
-        return " ".join(exc.messages)
+    except (PermissionDenied, ValidationError) as exc:
+        return _refusal(exc, str(record))
     return None
+
+
+def _decide_revision(request: HttpRequest, verb: str, pk: str) -> None:
+    revision = Revision.objects.filter(pk=pk).first() if pk.isdigit() else None
+    if revision is None:
+        messages.error(request, _("No such change: %(key)s.") % {"key": pk})
+        return
+    note = request.POST.get(f"note-revision-{pk}", "").strip()
+    try:
+        if verb == "approve":
+            revisions.approve_revision(revision=revision, by=request.user, note=note)
+        else:
+            revisions.reject_revision(revision=revision, by=request.user, note=note)
+    except (PermissionDenied, ValidationError) as exc:
+        messages.error(
+            request,
+            _("Change of “%(record)s”: %(error)s")
+            % {"record": revision.record_label, "error": _refusal(exc, revision.record_label)},
+        )
+        return
+    text = (
+        _("Approved the change of “%(record)s”: it is published.")
+        if verb == "approve"
+        else _("Rejected the change of “%(record)s”: the published version stays as it was.")
+    )
+    messages.success(request, text % {"record": revision.record_label})
 
 
 def _act(request: HttpRequest) -> None:
     action = request.POST.get("action", "")
     verb, _sep, key = action.partition(":")
+    if verb in ("approve-revision", "reject-revision") and key:
+        _decide_revision(request, verb.removesuffix("-revision"), key)
+        return
+    without_evidence = ""
     if verb in ("bulk-approve", "bulk-reject"):
         keys = request.POST.getlist("selected")
         note = request.POST.get("bulk_note", "").strip()
@@ -190,6 +448,7 @@ def _act(request: HttpRequest) -> None:
     elif verb in ("approve", "reject") and key:
         keys = [key]
         note = request.POST.get(f"note-{key}", "").strip()
+        without_evidence = request.POST.get(f"without_evidence-{key}", "").strip()
     else:
         messages.error(request, _("Unknown action."))
         return
@@ -199,7 +458,7 @@ def _act(request: HttpRequest) -> None:
         if record is None:
             messages.error(request, _("No such record: %(key)s.") % {"key": item})
             continue
-        error = _decide(verb, record, request.user, note)
+        error = _decide(verb, record, request.user, note, without_evidence)
         if error:
             messages.error(
                 request,
@@ -222,11 +481,14 @@ def queue(request: HttpRequest) -> HttpResponse:
         _act(request)
         return redirect(reverse("archive_curate:review"))
     groups = queue_groups(request.user)
+    changes = revision_groups(request.user)
     context = admin_context(
         request,
         title=_("Review queue"),
         groups=groups,
+        changes=changes,
         total=sum(len(g["rows"]) for g in groups),
         reviewable=sum(1 for g in groups for row in g["rows"] if row.can_review),
+        changes_total=sum(len(g["rows"]) for g in changes),
     )
     return render(request, "archive/curate/review.html", context)

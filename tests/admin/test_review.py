@@ -10,8 +10,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from archive.services import review as curation
 from archive.models import Citation, Event, Passage, Person, Status
+from archive.services import review as curation
 from tests.factories import approved, cite, in_status, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +93,7 @@ def test_four_eyes_the_author_sees_why_instead_of_buttons(passage: Passage, even
     # Forcing the request anyway is refused with a message, never a 500.
     response = client.post(URL, {"action": f"approve:citation-{mine.pk}"}, follow=True)
     assert response.status_code == 200
-    assert "you created or last changed it" in " ".join(str(m) for m in response.context["messages"])
+    assert "you contributed to it" in " ".join(str(m) for m in response.context["messages"])
     mine.refresh_from_db()
     assert mine.status == Status.IN_REVIEW
 
@@ -145,6 +145,7 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
     first = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     second = cite(passage, "离开司令部", event=event, status=Status.IN_REVIEW)
     person = in_status(Person(slug="tang", name="唐生智"), Status.IN_REVIEW)
+    cite(passage, "傍晚", person=person)  # approved evidence, so the person may be published
     own = Citation(passage=passage, quote="唐生智", start=0, end=3, claim="x", person=person)
     own.created_by = own.modified_by = reviewer
     own.save()
@@ -156,7 +157,7 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
     assert response.status_code == 200
     texts = [str(m) for m in response.context["messages"]]
     assert "Approved 3 records." in texts
-    assert any("you created or last changed it" in t for t in texts)
+    assert any("you contributed to it" in t for t in texts)
     for record in (first, second, person):
         record.refresh_from_db()
         assert record.status == Status.APPROVED and record.review_note == "checked against the text"
