@@ -334,9 +334,13 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             # Proposed in `save_related`, together with the links and inline rows of the form.
             obj._archive_kind = RevisionKind.REVERT if _is_revert(request, self.model) else RevisionKind.CHANGE
             if obj._archive_kind == RevisionKind.REVERT:
-                # A revert states the whole old version: compared field by field with the published one.
+                # A revert states the whole old version: compared field by field with the published
+                # one. simple-history's revert view calls no `save_related`, so it is proposed here.
                 pending = revisions.pending_revision(obj)
                 obj._revision_shown = pending.version if pending is not None else 0
+                records.record_update(record=obj, by=request.user, kind=RevisionKind.REVERT)
+                obj._archive_kind = None
+                request._archive_proposed = True  # type: ignore[attr-defined]
             return
         if _is_revert(request, self.model):
             self._prepare_revert(request, obj)
@@ -459,10 +463,11 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if "apply" not in request.POST:
             return self._review_page(request, queryset, "approve_selected", _("Approve"), note_required=False)
         note = posted_note(request)
+        without_evidence = str(request.POST.get("without_evidence", "")).strip()
         self._transition(
             request,
             queryset,
-            lambda record: curation.approve(record, by=request.user, note=note),
+            lambda record: curation.approve(record, by=request.user, note=note, without_evidence=without_evidence),
             "approved",
         )
         return None

@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from archive.services import review as curation
-from archive.models import Person, Source, Status
+from archive.models import Source, Status
+from archive.services import revisions
 from tests.admin.helpers import change_url, client_for, form_data, person, source, user
 
 pytestmark = pytest.mark.django_db
@@ -31,13 +31,21 @@ def edit(client, record, **changes: str) -> None:
     assert response.status_code == 302, response.context["errors"] if response.context else response
 
 
+def approve_pending(record, by: User) -> None:
+    pending = revisions.pending_revision(record)
+    assert pending is not None, "the edit is pending review"
+    revisions.approve_revision(revision=pending, by=by)
+
+
 def test_history_shows_who_when_and_a_field_diff(curator: User, reviewer: User) -> None:
     tang = person(status=Status.APPROVED, description="卫戍司令长官")
     edit(client_for(curator), tang, description="南京卫戍司令长官")
+    approve_pending(tang, reviewer)
     page = client_for(reviewer).get(reverse("admin:archive_person_history", args=[tang.pk]))
     assert page.status_code == 200
     html = page.content.decode()
-    assert curator.username in html
+    # The proposer is named in the change, the approver is its author.
+    assert curator.username in html and reviewer.username in html
     assert "卫戍司令长官" in html and "南京卫戍司令长官" in html
     assert "&rarr;" in html or "→" in html
     # The diff carries the field that changed.
@@ -46,14 +54,13 @@ def test_history_shows_who_when_and_a_field_diff(curator: User, reviewer: User) 
     assert "description" in delta.changed_fields
 
 
-def test_a_revert_restores_fields_but_leaves_the_record_in_review(curator: User, reviewer: User) -> None:
+def test_a_revert_proposes_the_old_version_and_the_published_one_stays(curator: User, reviewer: User) -> None:
     other = user("hist-reviewer-2", role="reviewer")
     tang = person(status=Status.APPROVED, description="卫戍司令长官")
     good = tang.history.latest()
     assert good.status == Status.APPROVED
     edit(client_for(curator), tang, description="错误的描述")
-    tang.refresh_from_db()
-    curation.approve(tang, by=reviewer)
+    approve_pending(tang, reviewer)
 
     client = client_for(curator)
     url = reverse("admin:archive_person_simple_history", args=[tang.pk, good.history_id])
@@ -63,32 +70,42 @@ def test_a_revert_restores_fields_but_leaves_the_record_in_review(curator: User,
     assert response.status_code == 302
 
     tang.refresh_from_db()
-    assert tang.description == "卫戍司令长官"
-    assert tang.status == Status.IN_REVIEW
-    assert tang.modified_by == curator
-    assert tang.reviewed_by is None and tang.reviewed_at is None
-    latest = tang.history.latest()
-    assert latest.history_user == curator
-    assert "reverted" in latest.history_change_reason
+    # Still published as approved, with the edited text, until the revert is reviewed.
+    assert tang.description == "错误的描述" and tang.status == Status.APPROVED
+    pending = revisions.pending_revision(tang)
+    assert pending is not None and pending.kind == "revert"
+    assert pending.changes["fields"] == {"description": "卫戍司令长官"}
     # The revert is reviewed by someone other than the one who reverted.
     with pytest.raises(PermissionDenied):
-        curation.approve(tang, by=curator)
-    curation.approve(tang, by=other)
-    assert Person.objects.get(pk=tang.pk).status == Status.APPROVED
+        revisions.approve_revision(revision=pending, by=curator)
+    revisions.approve_revision(revision=pending, by=other)
+    tang.refresh_from_db()
+    assert tang.description == "卫戍司令长官" and tang.status == Status.APPROVED
+    latest = tang.history.latest()
+    assert latest.history_user == other and curator.username in latest.history_change_reason
 
 
 def test_a_reviewer_reverting_cannot_approve_the_revert(reviewer: User) -> None:
     tang = person(status=Status.APPROVED, description="原文")
     first = tang.history.latest()
-    tang.description = "改过"
-    tang.modified_by = user(role="curator")
-    tang.save()
+    edit(client_for(user(role="curator")), tang, description="改过")
+    approve_pending(tang, user(role="reviewer"))
     client = client_for(reviewer)
     url = reverse("admin:archive_person_simple_history", args=[tang.pk, first.history_id])
     client.post(url, form_data(client.get(url)))
+    pending = revisions.pending_revision(tang)
+    assert pending is not None and pending.changes["fields"] == {"description": "原文"}
+    assert not revisions.can_decide(pending, reviewer)
+
+
+def test_reverting_a_pending_change_away_withdraws_it_at_once(curator: User) -> None:
+    tang = person(status=Status.APPROVED, description="原文")
+    edit(client_for(curator), tang, description="改过")
+    assert revisions.pending_revision(tang) is not None
+    edit(client_for(curator), tang, description="原文")
+    assert revisions.pending_revision(tang) is None
     tang.refresh_from_db()
-    assert tang.description == "原文" and tang.status == Status.IN_REVIEW and tang.modified_by == reviewer
-    assert not curation.can_review(tang, reviewer)
+    assert tang.description == "原文" and tang.status == Status.APPROVED
 
 
 def test_reverting_a_source_keeps_its_full_text(reviewer: User) -> None:
@@ -96,10 +113,12 @@ def test_reverting_a_source_keeps_its_full_text(reviewer: User) -> None:
     text = src.text
     first = src.history.latest()
     edit(client_for(user(role="curator")), src, title="新标题")
+    approve_pending(src, user(role="reviewer"))
     client = client_for(reviewer)
     url = reverse("admin:archive_source_simple_history", args=[src.pk, first.history_id])
     response = client.post(url, form_data(client.get(url)))
     assert response.status_code == 302
+    approve_pending(src, user(role="reviewer"))
     src = Source.objects.get(pk=src.pk)
     assert src.title == first.title and src.text == text and src.length == len(text)
-    assert src.status == Status.IN_REVIEW
+    assert src.status == Status.APPROVED

@@ -13,8 +13,9 @@ from django.contrib.messages import get_messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from archive.services import review as curation
 from archive.models import Person, PersonName, Status
+from archive.services import review as curation
+from archive.services import revisions
 from tests.admin.helpers import change_url, changelist, client_for, form_data, person, user
 
 pytestmark = pytest.mark.django_db
@@ -91,11 +92,18 @@ def test_submit_then_approve_by_another_reviewer(curator: User, reviewer: User) 
     page = act(client, Person, "approve_selected", [tang])
     assert page.status_code == 200
     assert "review_note" in page.content.decode()
+    # A person with no approved citation is published only with a reason.
     act(client, Person, "approve_selected", [tang], apply="1", review_note="见《南京保卫战》")
     tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW
+    act(
+        client, Person, "approve_selected", [tang], apply="1", review_note="见《南京保卫战》",
+        without_evidence="引文待补",
+    )
+    tang.refresh_from_db()
     assert tang.status == Status.APPROVED
-    assert tang.reviewed_by == reviewer and tang.review_note == "见《南京保卫战》"
-    assert tang.history.latest().history_change_reason.startswith("approved")
+    assert tang.reviewed_by == reviewer and tang.review_note.startswith("见《南京保卫战》")
+    assert tang.history.latest().history_change_reason == "approved without evidence: 引文待补"
 
 
 def test_a_reviewer_cannot_approve_their_own_record_by_the_action(reviewer: User) -> None:
@@ -107,7 +115,7 @@ def test_a_reviewer_cannot_approve_their_own_record_by_the_action(reviewer: User
     tang.refresh_from_db()
     assert tang.status == Status.IN_REVIEW
     texts = [str(m) for m in get_messages(response.wsgi_request)]
-    assert any("created or last changed" in text for text in texts), texts
+    assert any("you contributed to it" in text for text in texts), texts
 
 
 def test_a_curator_has_no_approve_action(curator: User) -> None:
@@ -136,18 +144,24 @@ def test_reject_needs_a_note(reviewer: User) -> None:
     assert tang.reviewed_by == reviewer
 
 
-def test_editing_an_approved_record_sends_it_back_to_review(reviewer: User) -> None:
+def test_editing_an_approved_record_proposes_a_revision_and_keeps_it_published(reviewer: User) -> None:
     tang = person(status=Status.APPROVED)
     client = client_for(reviewer)
     data = form_data(client.get(change_url(tang)))
     data["description"] = "changed"
-    client.post(change_url(tang), data)
+    response = client.post(change_url(tang), data)
+    texts = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("went to review" in text and "stays live" in text for text in texts), texts
     tang.refresh_from_db()
-    assert tang.status == Status.IN_REVIEW and tang.modified_by == reviewer and tang.reviewed_by is None
-    # Having changed it, this reviewer may not approve it.
-    act(client, Person, "approve_selected", [tang], apply="1")
-    tang.refresh_from_db()
-    assert tang.status == Status.IN_REVIEW
+    assert tang.status == Status.APPROVED and tang.description != "changed"
+    pending = revisions.pending_revision(tang)
+    assert pending is not None and pending.changes["fields"] == {"description": "changed"}
+    # Having proposed it, this reviewer may not approve it.
+    with pytest.raises(PermissionDenied):
+        revisions.approve_revision(revision=pending, by=reviewer)
+    # The form shows the pending change to the next editor.
+    again = client.get(change_url(tang))
+    assert again.context["adminform"].form.initial["description"] == "changed"
 
 
 def test_saving_an_unchanged_form_changes_nothing(reviewer: User) -> None:
@@ -159,20 +173,26 @@ def test_saving_an_unchanged_form_changes_nothing(reviewer: User) -> None:
     assert tang.status == Status.APPROVED and tang.modified_by == author
 
 
-def test_an_inline_change_marks_the_parent_as_changed_by_that_user(reviewer: User, other_reviewer: User) -> None:
+def test_an_inline_change_of_a_published_record_is_part_of_its_revision(
+    reviewer: User, other_reviewer: User
+) -> None:
     tang = person(status=Status.APPROVED, name="唐生智")
     client = client_for(reviewer)
     data = form_data(client.get(change_url(tang)))
     data.update({"names-0-name": "唐孟潇", "names-0-kind": "courtesy", "names-0-script": "Hans", "names-0-note": ""})
     response = client.post(change_url(tang), data)
     assert response.status_code == 302, response.context["errors"] if response.context else response
+    # Not published yet: the name waits in the person's pending revision.
+    assert not PersonName.objects.filter(person=tang, name="唐孟潇").exists()
+    tang.refresh_from_db()
+    assert tang.status == Status.APPROVED
+    pending = revisions.pending_revision(tang)
+    assert pending is not None
+    with pytest.raises(PermissionDenied):
+        revisions.approve_revision(revision=pending, by=reviewer)
+    revisions.approve_revision(revision=pending, by=other_reviewer)
     assert PersonName.objects.filter(person=tang, name="唐孟潇").exists()
     tang.refresh_from_db()
-    assert tang.modified_by == reviewer
-    assert tang.status == Status.IN_REVIEW
-    with pytest.raises(PermissionDenied):
-        curation.approve(tang, by=reviewer)
-    curation.approve(tang, by=other_reviewer)
     assert tang.status == Status.APPROVED
 
 
@@ -186,6 +206,14 @@ def test_a_shell_call_cannot_approve_ones_own_record(reviewer: User) -> None:
     with pytest.raises(ValidationError):
         tang.save()
     assert Person.objects.get(pk=tang.pk).status == Status.IN_REVIEW
+
+
+def test_a_script_cannot_change_a_published_record_in_place(reviewer: User) -> None:
+    tang = person(status=Status.APPROVED, description="原文")
+    tang.description = "改过"
+    with pytest.raises(ValidationError, match="archive.services"):
+        tang.save()
+    assert Person.objects.get(pk=tang.pk).description == "原文"
 
 
 def test_actions_report_records_in_the_wrong_state(curator: User) -> None:
