@@ -20,6 +20,10 @@ def setup_django(url: str) -> None:
         DEBUG="0",
         SECRET_KEY=os.environ.get("SECRET_KEY") or SECRET,
         ALLOWED_HOSTS="127.0.0.1",
+        # Production settings, but served over plain HTTP on the loopback (no TLS proxy in
+        # front): without this every request would answer a redirect to https. The gunicorn
+        # servers inherit it with the rest of this environment.
+        SECURE_SSL_REDIRECT="0",
         DJANGO_SETTINGS_MODULE="config.settings",
     )
     import django
