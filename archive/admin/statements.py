@@ -5,6 +5,9 @@ A statement is reviewed like every curated record. The form names one record
 the field's canonical form (`Statement.clean()` checks it and fills an event
 date's bounds from its EDTF when none are given) and the citations of that
 same record that give the value (`archive.statements.check_citations`).
+A reviewer who has approved statements writes their choice into the records'
+own columns (which lists filter and sort on) with the action
+"Show the chosen values on their records" (`archive.statements.statement_apply`).
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from archive import statements
 from archive.models import Statement
@@ -67,3 +71,15 @@ class StatementAdmin(CuratedAdmin):
         (_("Value"), {"fields": ("value", "as_written", "earliest", "latest", "rank", "position", "note")}),
         (_("Evidence"), {"fields": ("citations",)}),
     ]
+    actions = (*CuratedAdmin.actions, "apply_to_records")
+
+    @admin.action(description=_("Show the chosen values on their records"), permissions=["review"])
+    def apply_to_records(self, request: HttpRequest, queryset: QuerySet) -> None:
+        records = {(type(s.target), s.target.pk): s.target for s in queryset.select_related(*STATEMENT_TARGETS)}
+        changed = sum(1 for record in records.values() if statements.statement_apply(record=record))
+        self.message_user(
+            request,
+            ngettext("%(count)d record now shows its chosen values.", "%(count)d records now show their chosen values.",
+                     changed) % {"count": changed},
+            messages.SUCCESS,
+        )

@@ -1,0 +1,48 @@
+"""The statements' admin: the form refuses evidence of another record; the action writes the chosen value."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+
+from archive import statements
+from archive.dating import NANJING
+from archive.models import Event, Statement
+from tests.admin.helpers import change_url, changelist, client_for, source
+from tests.factories import approved, cite, user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_form_refuses_citations_of_another_record(admin_client) -> None:
+    text = source()
+    leaving = approved(Event(slug="leaving", title="离开", kind="movement"))
+    other = approved(Event(slug="other", title="别的", kind="other"))
+    evidence = cite(text.passages.get(seq=1), "12日傍晚5点", event=other)
+    response = admin_client.post(reverse("admin:archive_statement_add"), {
+        "slug": "leaving--date-1", "event": leaving.pk, "field": "date", "value": "1937-12-12", "rank": "normal",
+        "position": 0, "citations": [evidence.pk], "as_written": "", "note": "",
+    })
+    assert response.status_code == 200
+    assert "another record" in response.content.decode()
+    assert not Statement.objects.exists()
+
+
+def test_the_reviewers_action_shows_the_chosen_value_on_the_record() -> None:
+    text = source()
+    leaving = approved(Event(slug="leaving", title="离开", kind="movement", date="1937-12-12"))
+    evidence = cite(text.passages.get(seq=1), "12日傍晚5点", event=leaving)
+    statement = approved(statements.statement_create(
+        target=leaving, field_name="date", value="1937-12-12", citations=[evidence], rank="preferred",
+        earliest=dt.datetime(1937, 12, 12, 17, tzinfo=NANJING), latest=dt.datetime(1937, 12, 12, 17, 59, 59,
+                                                                                  tzinfo=NANJING),
+        as_written="12日傍晚5点"))
+    reviewer = client_for(user(role="reviewer"))
+    assert reviewer.get(change_url(statement)).status_code == 200
+    response = reviewer.post(changelist(Statement), {"action": "apply_to_records",
+                                                     "_selected_action": [statement.pk]}, follow=True)
+    assert response.status_code == 200
+    leaving.refresh_from_db()
+    assert (leaving.date_text, leaving.earliest) == ("12日傍晚5点", dt.datetime(1937, 12, 12, 17, tzinfo=NANJING))
