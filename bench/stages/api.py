@@ -46,6 +46,8 @@ def gunicorn(app: str, url: str, workers: int, log: Path, extra: dict[str, str] 
         "DEBUG": "0",
         "SECRET_KEY": os.environ.get("SECRET_KEY") or SECRET,
         "ALLOWED_HOSTS": "127.0.0.1",
+        # Plain HTTP on the loopback: without DEBUG, settings would redirect every request to HTTPS.
+        "SECURE_SSL_REDIRECT": "0",
         "DJANGO_SETTINGS_MODULE": "config.settings",
         **(extra or {}),
     }
