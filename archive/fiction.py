@@ -29,10 +29,8 @@ from collections.abc import Iterable, Iterator
 from django.db import models
 from django.db.models.signals import post_delete, post_save
 
-from archive.models import TARGET_FIELDS, Citation, Event, Location, Participation, Person, Post, Source, Status, Unit
-
-CITED_MODELS: tuple[type[models.Model], ...] = (Person, Unit, Location, Event, Post, Participation)
-_BY_FIELD = {model._meta.model_name: model for model in CITED_MODELS}
+from archive.models import Citation, Source, Status
+from archive.models.registry import CITED_MODELS, TARGET_FIELDS, cited_model
 
 _pending = threading.local()
 
@@ -84,7 +82,8 @@ def stale(using: str = "default") -> list[tuple[str, str]]:
 def refresh_cited_from(source_id: int, using: str = "default") -> None:
     """Every record with a citation in the passages of source `source_id`."""
     cited = Citation.objects.using(using).filter(passage__source_id=source_id)
-    for field, model in _BY_FIELD.items():
+    for field in TARGET_FIELDS:
+        model = cited_model(field)
         refresh(model, cited.filter(**{f"{field}__isnull": False}).values_list(field, flat=True), using)
 
 
@@ -123,7 +122,7 @@ def _citation_targets(citation: Citation) -> set[tuple[str, int]]:
 
 def _on_citation_change(sender: type, instance: Citation, using: str, **kwargs: object) -> None:
     for field, pk in _citation_targets(instance):
-        _ask(_BY_FIELD[field], pk, using)
+        _ask(cited_model(field), pk, using)
 
 
 def _on_record_saved(

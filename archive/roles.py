@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-CURATED_MODELS = (
-    "source", "person", "unit", "post", "location", "event", "participation", "citation", "statement",
-)
+from archive.models import registry
+
+CURATED_MODELS = tuple(str(model._meta.model_name) for model in registry.CURATED_MODELS)
 CHILD_MODELS = ("passage", "personname", "unitalias", "locationalias")
 # Written only by `archive.merging`; both roles read them.
 READ_ONLY_MODELS = ("slugredirect",)

@@ -20,7 +20,6 @@ costs the same number of queries as a page of 5.
 
 from __future__ import annotations
 
-import enum
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -40,20 +39,9 @@ from archive.models import (
     Status,
     Unit,
 )
-from archive.models.citations import TARGET_FIELDS
+from archive.models.registry import TARGET_FIELDS, FictionMode
 
 APPROVED = Status.APPROVED
-
-
-class FictionMode(enum.StrEnum):
-    EXCLUDE = "exclude"
-    INCLUDE = "include"
-    ONLY = "only"
-
-    @property
-    def nested(self) -> FictionMode:
-        """The mode that governs nested data: `only` selects records, not their evidence."""
-        return FictionMode.EXCLUDE if self is FictionMode.EXCLUDE else FictionMode.INCLUDE
 
 
 # Review bookkeeping that nested data never shows; not loading it halves the

@@ -33,7 +33,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from archive.services import review as curation
 from archive.models import (
     TARGET_FIELDS,
     Citation,
@@ -48,6 +47,8 @@ from archive.models import (
     Status,
     Unit,
 )
+from archive.models.registry import CURATED_MODELS
+from archive.services import review as curation
 from archive.text import anchor
 
 PASSAGES_PER_PAGE = 100
@@ -210,8 +211,8 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _curated_models() -> list[type[models.Model]]:
-    return [Source, Person, Unit, Location, Post, Event, Participation, Citation]
+def _curated_models() -> tuple[type[models.Model], ...]:
+    return CURATED_MODELS
 
 
 # ---------------------------------------------------------------------------

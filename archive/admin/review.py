@@ -45,13 +45,13 @@ from archive.models import (
     Event,
     Location,
     Participation,
-    Person,
     Post,
     Revision,
     Source,
     Status,
     Unit,
 )
+from archive.models.registry import CURATED_MODELS
 from archive.services import review as curation
 from archive.services import revisions
 
@@ -66,7 +66,7 @@ from .reader import (
 
 # The queue's groups, in the order a reviewer meets them: what is cited
 # before the citations that rest on it.
-QUEUE_MODELS: tuple[type[Curated], ...] = (Source, Person, Unit, Location, Event, Post, Participation, Citation)
+QUEUE_MODELS: tuple[type[Curated], ...] = CURATED_MODELS
 
 _RELATED: dict[type[models.Model], tuple[str, ...]] = {
     Unit: ("parent",),

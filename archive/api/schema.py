@@ -17,6 +17,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 
+from archive.models.registry import FictionMode
+
 _STRING = {"type": "string"}
 _NULLABLE_POINT = {
     "type": "object",
@@ -164,7 +166,7 @@ class ArchiveAutoSchema(AutoSchema):
         if not self._is_list() and getattr(self.view, "action", None) == "retrieve" and self._has_fiction():
             parameters.append(
                 OpenApiParameter(
-                    "fiction", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["exclude", "include", "only"],
+                    "fiction", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=[mode.value for mode in FictionMode],
                     description="Which citations nested data shows: exclude drops those of fiction, include and "
                     "only show all. Without it, a fictional record shows its fiction, any other does not. The "
                     "record itself always answers.",

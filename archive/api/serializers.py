@@ -32,6 +32,7 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from archive.models.registry import TARGET_FIELDS
 from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, parse_coordinates
 
 # A page of nested records holds a thousand links; resolving each through the
@@ -322,9 +323,7 @@ class CitationSerializer(serializers.ModelSerializer):
         inline_serializer(
             "CitationTarget",
             {
-                "type": serializers.ChoiceField(
-                    choices=["person", "unit", "location", "event", "post", "participation"]
-                ),
+                "type": serializers.ChoiceField(choices=list(TARGET_FIELDS)),
                 "slug": serializers.SlugField(),
                 "name": serializers.CharField(),
                 "url": serializers.URLField(),

@@ -39,6 +39,7 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from archive.models.registry import CITED_MODELS
 from archive.models.statements import MULTI_VALUED, STATEMENT_TARGETS
 from archive.text.normalize import fold
 
@@ -47,7 +48,6 @@ from .findings import Finding, Level
 # (record, message, passages), or with a fourth item: the note stored with the value that explains it.
 Found = tuple[models.Model | None, str, list[Passage]] | tuple[models.Model | None, str, list[Passage], str]
 
-CITED_MODELS: tuple[type[models.Model], ...] = (Person, Unit, Location, Event, Post, Participation)
 APPROVED = Status.APPROVED
 
 

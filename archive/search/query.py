@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from archive.models.registry import FictionMode
+
 from .keys import normalise_query, search_key
 
 TYPES = ("person", "unit", "location", "event", "source", "passage")
-FICTION_CHOICES = ("exclude", "include", "only")
+FICTION_CHOICES = tuple(mode.value for mode in FictionMode)
 MAX_QUERY_LENGTH = 100
 # Curators paste whole quotes into the admin's search box.
 MAX_ADMIN_QUERY_LENGTH = 1000
