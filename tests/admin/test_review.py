@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.messages import get_messages
@@ -10,8 +12,21 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from archive.models import Citation, Event, Passage, Person, Status
+from archive.admin import review as review_view
+from archive.models import (
+    Citation,
+    Event,
+    Location,
+    Passage,
+    Person,
+    PersonName,
+    Revision,
+    RevisionState,
+    Status,
+)
+from archive.services import records, revisions
 from archive.services import review as curation
+from tests.admin.helpers import client_for as client_for_user
 from tests.factories import approved, cite, in_status, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -206,3 +221,232 @@ def test_queue_query_count_does_not_grow_with_records(
     with django_assert_max_num_queries(len(few.captured_queries)):
         response = reviewer_client.get(URL)
     assert response.content.decode().count('class="review-record"') == len(words) + 6
+
+
+# ---------------------------------------------------------------------------
+# Records with no approved evidence
+
+
+def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
+    reviewer: User, reviewer_client: Client, passage: Passage
+) -> None:
+    person = in_status(Person(slug="bare", name="无据之人"), Status.IN_REVIEW)
+    cite(passage, "唐生智", person=person, status=Status.IN_REVIEW)  # evidence, but not approved yet
+    key = f"person-{person.pk}"
+    html = reviewer_client.get(URL).content.decode()
+    article = html.split(f'id="record-{key}"', 1)[1].split("</article>", 1)[0]
+    assert "No approved evidence" in article
+    assert f'name="without_evidence-{key}"' in article
+
+    response = reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": "looks right"}, follow=True)
+    assert response.status_code == 200
+    assert any("has no approved citation" in str(m) for m in response.context["messages"])
+    person.refresh_from_db()
+    assert person.status == Status.IN_REVIEW
+
+    reason = "named in the garrison roll, which is not yet imported"
+    response = reviewer_client.post(
+        URL, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
+    )
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Approved 1 record."]
+    person.refresh_from_db()
+    assert person.status == Status.APPROVED and reason in person.review_note
+    last = person.history.order_by("-history_date", "-history_id").first()
+    assert last.history_user == reviewer and last.history_change_reason == f"approved without evidence: {reason}"
+
+
+def test_a_record_with_approved_evidence_is_not_flagged(reviewer_client: Client, passage: Passage) -> None:
+    person = in_status(Person(slug="cited", name="唐生智"), Status.IN_REVIEW)
+    cite(passage, "唐生智", person=person)
+    html = reviewer_client.get(URL).content.decode()
+    article = html.split(f'id="record-person-{person.pk}"', 1)[1].split("</article>", 1)[0]
+    assert "No approved evidence" not in article and "without_evidence-" not in article
+
+
+# ---------------------------------------------------------------------------
+# Changes of published records
+
+
+LONG = "部队拥向挹江门，城门只开一扇。" * 40 + "The crowd pressed on the gate until nightfall."
+
+
+@pytest.fixture
+def curator() -> User:
+    return user("queue-curator", role="curator")
+
+
+def _propose(record: Any, by: User, **fields: Any) -> Revision:
+    live = type(record).objects.get(pk=record.pk)
+    m2m = fields.pop("m2m", None)
+    for name, value in fields.items():
+        setattr(live, name, value)
+    revision = records.record_update(record=live, by=by, m2m=m2m)
+    assert revision is not None
+    return revision
+
+
+def _article(html: str, revision: Revision) -> str:
+    return html.split(f'id="revision-{revision.pk}"', 1)[1].split("</article>", 1)[0]
+
+
+def test_word_diff_marks_cjk_by_character_and_latin_by_word() -> None:
+    old, new = review_view.word_diff("唐生智离开南京 at dusk", "唐生智撤出南京 at night <b>")
+    assert old == "唐生智<del>离开</del>南京 at <del>dusk</del>"
+    assert new == "唐生智<ins>撤出</ins>南京 at <ins>night &lt;b&gt;</ins>"
+    assert review_view.tokens("第74军 moved") == ["第", "74", "军", " ", "moved"]
+    # Two long texts still come out whole.
+    old, new = review_view.word_diff(LONG, LONG.replace("nightfall", "dawn"))
+    assert old.endswith("until <del>nightfall</del>.") and new.endswith("until <ins>dawn</ins>.")
+    assert old.count("挹江门") == 40
+
+
+def test_queue_shows_a_pending_change_as_a_word_diff_beside_the_evidence(
+    reviewer_client: Client, curator: User, passage: Passage, event: Event
+) -> None:
+    Event.objects.filter(pk=event.pk).update(description=LONG)
+    event.refresh_from_db()
+    cite(passage, "煤炭港码头", event=event, claim="went to the dock")
+    parent = approved(Event(slug="retreat", title="南京撤退", kind="retreat"))
+    gate = approved(Location(slug="yijiang", name="挹江门", kind="gate"))
+    revision = _propose(
+        event,
+        curator,
+        title="唐生智撤出南京",
+        description=LONG.replace("nightfall", "dawn"),
+        kind="retreat",
+        parent_id=parent.pk,
+        m2m={"locations": [gate]},
+    )
+    response = reviewer_client.get(URL)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="group-revision-event"' in html
+    article = _article(html, revision)
+    assert "唐生智<del>离开</del>南京" in article and "唐生智<ins>撤出</ins>南京" in article
+    assert "until <del>nightfall</del>." in article and "until <ins>dawn</ins>." in article
+    assert article.count("挹江门，城门只开一扇。") >= 80  # the long description whole, on both sides
+    assert "<del>escape</del>" in article and "<ins>retreat</ins>" in article  # choices by their names
+    assert "<ins>南京撤退</ins>" in article  # a link by the record's name
+    assert "<ins>挹江门</ins>" in article
+    assert "proposed by queue-curator" in article
+    assert "went to the dock" in article and ">煤炭港码头</mark>" in article  # the approved evidence
+    assert f'value="approve-revision:{revision.pk}"' in article
+
+
+def test_describe_many_says_what_describe_says(curator: User, event: Event) -> None:
+    gate = approved(Location(slug="yijiang", name="挹江门", kind="gate"))
+    first = _propose(event, curator, title="唐生智撤出南京", kind="retreat", m2m={"locations": [gate]})
+    tang = approved(Person(slug="tang", name="唐生智"))
+    name = PersonName.objects.create(person=tang, name="唐孟潇")
+    second = _propose(tang, curator, name="唐 生智")
+    changed = PersonName.objects.get(pk=name.pk)
+    changed.name = "孟潇"
+    records.child_save(child=changed, parent_field="person", by=curator)
+    records.child_save(child=PersonName(person=tang, name="唐司令"), parent_field="person", by=curator)
+    pending = list(Revision.objects.pending().select_related("record_type"))
+    assert {r.pk for r in pending} == {first.pk, second.pk}
+    many = revisions.describe_many(pending)
+    for revision in pending:
+        assert [(r.label, r.old, r.new) for r in many[revision.pk]] == [
+            (r.label, r.old, r.new) for r in revisions.describe(revision)
+        ]
+
+
+def test_approve_a_change_publishes_it_with_who_proposed_and_who_approved(
+    reviewer: User, reviewer_client: Client, curator: User, event: Event
+) -> None:
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    response = reviewer_client.post(
+        URL, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": "as the memoir says"}
+    )
+    assert response.status_code == 302
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "Approved the change of “唐生智撤出南京”: it is published."
+    ]
+    event.refresh_from_db()
+    assert event.title == "唐生智撤出南京" and event.status == Status.APPROVED
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.APPROVED and revision.reviewed_by == reviewer
+    assert revision.review_note == "as the memoir says"
+    last = event.history.order_by("-history_date", "-history_id").first()
+    assert "queue-curator" in last.history_change_reason and "approved by rev" in last.history_change_reason
+    assert f'id="revision-{revision.pk}"' not in reviewer_client.get(URL).content.decode()
+
+
+def test_reject_a_change_needs_a_note_and_leaves_the_published_version(
+    reviewer_client: Client, curator: User, event: Event
+) -> None:
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    response = reviewer_client.post(URL, {"action": f"reject-revision:{revision.pk}"}, follow=True)
+    assert response.status_code == 200
+    assert any("A rejection says why." in str(m) for m in response.context["messages"])
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.PENDING
+    response = reviewer_client.post(
+        URL, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "the memoir says 离开"}
+    )
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.REJECTED and revision.review_note == "the memoir says 离开"
+    event.refresh_from_db()
+    assert event.title == "唐生智离开南京"
+
+
+def test_a_contributor_sees_why_there_are_no_buttons_and_is_refused(
+    reviewer: User, reviewer_client: Client, curator: User, event: Event
+) -> None:
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    _propose(event, reviewer, date_text="12日傍晚")  # the reviewer adds to the same change
+    article = _article(reviewer_client.get(URL).content.decode(), revision)
+    assert "You contributed to this change: another reviewer must approve or reject it." in article
+    assert "approve-revision:" not in article
+    response = reviewer_client.post(URL, {"action": f"approve-revision:{revision.pk}"}, follow=True)
+    assert response.status_code == 200
+    assert any("you contributed to it" in str(m) for m in response.context["messages"])
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.PENDING
+    # A curator who may not review sees that instead.
+    article = _article(client_for_user(user("other-curator", role="curator")).get(URL).content.decode(), revision)
+    assert "You are not allowed to review events." in article
+
+
+def test_bad_revision_requests_become_messages(reviewer_client: Client, curator: User, event: Event) -> None:
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    reviewer_client.post(URL, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "no"})
+    for data, expected in (
+        ({"action": "approve-revision:999999"}, "No such change: 999999."),
+        ({"action": "approve-revision:x"}, "No such change: x."),
+        ({"action": f"approve-revision:{revision.pk}"}, "not pending"),
+    ):
+        response = reviewer_client.post(URL, data, follow=True)
+        assert response.status_code == 200
+        assert any(expected in str(m) for m in response.context["messages"]), data
+
+
+def test_queue_query_count_does_not_grow_with_revisions(
+    reviewer_client: Client, curator: User, passage: Passage, django_assert_num_queries: Any
+) -> None:
+    gate = approved(Location(slug="yijiang", name="挹江门", kind="gate"))
+    parent = approved(Event(slug="retreat", title="南京撤退", kind="retreat"))
+    tang = approved(Person(slug="tang", name="唐生智"))
+
+    def revise(n: int) -> None:
+        happening = approved(Event(slug=f"ev-{n}", title=f"事件{n}", kind="escape", description="原来的说法"))
+        cite(passage, "煤炭港码头", event=happening)
+        _propose(
+            happening, curator, title=f"事件{n}改", description="新的说法", kind="retreat",
+            parent_id=parent.pk, m2m={"locations": [gate]},
+        )
+        records.child_save(child=PersonName(person=tang, name=f"唐{n}"), parent_field="person", by=curator)
+
+    for n in range(2):
+        revise(n)
+    reviewer_client.get(URL)
+    with CaptureQueriesContext(connection) as few:
+        reviewer_client.get(URL)
+    for n in range(2, 20):
+        revise(n)
+    with django_assert_num_queries(len(few.captured_queries)):
+        response = reviewer_client.get(URL)
+    html = response.content.decode()
+    assert html.count('class="review-record review-revision"') == 21  # 20 events and the person
+    assert html.count("<ins>南京撤退</ins>") == 20
