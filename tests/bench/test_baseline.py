@@ -8,6 +8,7 @@ the detail of a fictional record showing its fiction). PostgreSQL only.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,16 +76,81 @@ def _first_difference(a: object, b: object, at: str = "") -> str | None:
     return None if a == b else f"{at}: {a!r:.120} != {b!r:.120}"
 
 
+def _state_facts() -> None:
+    """Statements on some synthetic records (the generator writes none): ranked, fictional, deprecated, draft.
+
+    Written in bulk, as the generator writes, so that no review rule stands
+    between the test and the rows; each account rests on the record's own
+    approved citations, from fiction or not.
+    """
+    from archive.models import Citation, Event, Participation, Post
+    from archive.models.statements import Statement
+
+    nanjing = dt.timezone(dt.timedelta(hours=8))
+    ranks = ["preferred", "normal", "deprecated", "normal"]
+    statuses = ["approved", "approved", "approved", "draft"]
+    statements: list[Statement] = []
+    cited: list[tuple[int, list[int]]] = []
+
+    def state(target: str, record: object, field: str, values: list[str], **extra: object) -> None:
+        evidence = list(
+            Citation.objects.filter(**{target: record}, status=Status.APPROVED).values_list("pk", flat=True)
+        )
+        for index, value in enumerate(values):
+            statements.append(
+                Statement(slug=f"st-{target}-{record.pk}-{field}-{index}", field=field, value=value,  # type: ignore[attr-defined]
+                          as_written=f"written {value}", rank=ranks[index % 4], status=statuses[index % 4],
+                          position=index, **{target: record}, **extra)
+            )
+            cited.append((len(statements) - 1, evidence[index % len(evidence):][:2] if evidence else []))
+
+    for number, event in enumerate(Event.objects.approved().order_by("slug")[:12]):
+        day = dt.datetime(1937, 12, 10 + number % 5, 17, tzinfo=nanjing)
+        state("event", event, "date", [f"1937-12-{10 + number % 5}", "1937-12-20"],
+              earliest=day, latest=day + dt.timedelta(minutes=59))
+        places = list(event.locations.order_by("slug").values_list("slug", flat=True))
+        if places and number % 2:
+            state("event", event, "location", places[:1] + places[:1])
+    for participation in Participation.objects.approved().order_by("slug")[:10]:
+        state("participation", participation, "role", ["commander", "participant", "killed"])
+    for post in Post.objects.approved().order_by("slug")[:10]:
+        state("post", post, "title", ["军长", "师长"])
+        state("post", post, "date_from", ["1937-11", "1937-10", "1937-09"])
+    for person in Person.objects.approved().order_by("slug")[:20]:
+        state("person", person, "birth", ["1890", "1891", "1892", "1893"])
+    Statement.objects.bulk_create(statements)
+    through = Statement.citations.through
+    through.objects.bulk_create(
+        through(statement_id=statements[index].pk, citation_id=pk) for index, pks in cited for pk in pks
+    )
+
+
 def test_the_baseline_builds_the_apis_documents(baseline: None) -> None:
     synthetic.generate(passages=3000, seed=9, seed_dir=SEEDS, source_sizes=(200, 400))
+    _state_facts()
     client = Client()
     persons = list(Person.objects.filter(status=Status.APPROVED).order_by("slug").values_list("slug", flat=True))
     fictional = set(Person.objects.filter(fictional=True).values_list("slug", flat=True))
     paths = ["/api/v1/events/?page_size=50", "/api/v1/events/?page_size=8&page=2", "/api/v1/events/?page_size=8&page=3"]
     paths += [f"/api/v1/persons/{slug}/" for slug in persons[:40]]
     paths += [f"/api/v1/persons/{slug}/" for slug in sorted(fictional & set(persons))[:5]]
+    accounts: list[dict[str, object]] = []
     for path in paths:
         ours = client.get(path)
         assert ours.status_code == 200, path
         difference = _first_difference(ours.json(), _baseline_get(path))
         assert difference is None, f"{path}: {difference}"
+        accounts += _accounts(ours.json())
+    # The documents compared carry accounts of every rank, fictional ones among them.
+    assert {account["rank"] for account in accounts} == {"preferred", "normal", "deprecated"}
+    assert {account["fictional"] for account in accounts} == {True, False}
+
+
+def _accounts(document: object) -> list[dict[str, object]]:
+    """Every statement account inside a JSON document."""
+    if isinstance(document, list):
+        return [account for item in document for account in _accounts(item)]
+    if not isinstance(document, dict):
+        return []
+    found = [account for field in (document.get("statements") or {}).values() for account in field["accounts"]]
+    return found + [account for key, value in document.items() if key != "statements" for account in _accounts(value)]
