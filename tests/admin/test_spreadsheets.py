@@ -9,11 +9,12 @@ import openpyxl
 import pytest
 import tablib
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from import_export.formats.base_formats import JSON
 
-from archive.services import review as curation
 from archive.importing.spreadsheets import (
     RESOURCES,
     CitationResource,
@@ -24,6 +25,8 @@ from archive.importing.spreadsheets import (
     SafeXLSX,
 )
 from archive.models import Citation, Event, Location, Person, PersonName, Post, Status, Unit
+from archive.services import review as curation
+from archive.services import revisions
 from tests.admin.helpers import client_for, person, source, unit, user, world
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +40,13 @@ def curator() -> User:
 @pytest.fixture
 def reviewer() -> User:
     return user("sheet-reviewer", role="reviewer")
+
+
+def published(record: Any) -> dict[str, Any]:
+    """The record's document as the API serves it."""
+    response = Client().get(f"/api/v1/{record._meta.model_name}s/{record.slug}/")
+    assert response.status_code == 200
+    return response.json()
 
 
 def dataset(rows: list[dict[str, Any]]) -> tablib.Dataset:
@@ -71,16 +81,35 @@ def test_a_reviewers_import_enters_review_and_needs_another_reviewer(reviewer: U
     run(PersonResource, [{"slug": "tang", "name": "唐生智", "side": "chinese", "status": "approved"}], reviewer)
     tang = Person.objects.get(slug="tang")
     assert tang.status == Status.IN_REVIEW and tang.modified_by == reviewer
-    with pytest.raises(Exception, match="created or last changed"):
+    with pytest.raises(PermissionDenied, match="contributed"):
         curation.approve(tang, by=reviewer)
-    curation.approve(tang, by=user(role="reviewer"))
+    curation.approve(tang, by=user(role="reviewer"), without_evidence="imported without citations")
 
 
-def test_an_import_that_changes_an_approved_record_reopens_review(curator: User) -> None:
+def test_an_import_that_changes_an_approved_record_proposes_a_revision(curator: User, reviewer: User) -> None:
     tang = person(status=Status.APPROVED, slug="tang", name="唐生智")
-    run(PersonResource, [{"slug": "tang", "name": "唐生智", "side": "chinese", "description": "新"}], curator)
+    result = run(PersonResource, [{"slug": "tang", "name": "唐生智", "side": "chinese", "description": "新"}], curator)
+    assert not result.has_errors() and not result.has_validation_errors()
     tang.refresh_from_db()
-    assert tang.status == Status.IN_REVIEW and tang.modified_by == curator and tang.description == "新"
+    # The published row is untouched and served as it was.
+    assert tang.status == Status.APPROVED and tang.description == ""
+    assert published(tang)["description"] == ""
+    revision = revisions.pending_revision(tang)
+    assert revision is not None and revision.created_by == curator
+    assert revision.changes["fields"] == {"description": "新"}
+    # The importer cannot approve it; another reviewer can.
+    with pytest.raises(PermissionDenied):
+        revisions.approve_revision(revision=revision, by=curator)
+    importing_reviewer = user(role="reviewer")
+    run(PersonResource, [{"slug": "tang", "name": "唐生智", "side": "chinese", "description": "新的"}],
+        importing_reviewer)
+    with pytest.raises(PermissionDenied):
+        revisions.approve_revision(revision=revision, by=importing_reviewer)
+    assert published(tang)["description"] == ""
+    revisions.approve_revision(revision=revision, by=reviewer)
+    tang.refresh_from_db()
+    assert tang.description == "新的" and tang.status == Status.APPROVED
+    assert published(tang)["description"] == "新的"
 
 
 def test_one_bad_row_writes_nothing_and_names_row_and_field(curator: User) -> None:
@@ -133,15 +162,23 @@ def test_an_unknown_record_of_a_name_is_a_field_error(curator: User) -> None:
     assert not PersonName.objects.exists()
 
 
-def test_importing_a_name_marks_its_person_changed(curator: User) -> None:
+def test_importing_a_name_of_a_published_person_proposes_a_change_of_it(curator: User, reviewer: User) -> None:
     tang = person(status=Status.APPROVED, slug="tang")
     result = run(
         PersonNameResource, [{"person": "tang", "name": "唐孟潇", "kind": "courtesy", "script": "Hans"}], curator
     )
     assert not result.has_validation_errors()
     tang.refresh_from_db()
-    assert tang.names.filter(name="唐孟潇").exists()
-    assert tang.modified_by == curator and tang.status == Status.IN_REVIEW
+    # A name of a published person is a change of that person: pending, not published.
+    assert not tang.names.filter(name="唐孟潇").exists() and tang.status == Status.APPROVED
+    assert [entry["name"] for entry in published(tang)["names"]] == []
+    revision = revisions.pending_revision(tang)
+    assert revision is not None and revision.created_by == curator
+    with pytest.raises(PermissionDenied):
+        revisions.approve_revision(revision=revision, by=curator)
+    revisions.approve_revision(revision=revision, by=reviewer)
+    assert tang.names.filter(name="唐孟潇", kind="courtesy").exists()
+    assert [entry["name"] for entry in published(tang)["names"]] == ["唐孟潇"]
 
 
 @pytest.mark.parametrize("file_format", [SafeCSV, SafeXLSX, JSON], ids=["csv", "xlsx", "json"])
