@@ -26,7 +26,8 @@ from django.utils.translation import gettext as _
 
 from archive import fiction
 from archive import search as search_index
-from archive.models import Source
+from archive.models import Curated, LocationAlias, Passage, PersonName, Source, Status, UnitAlias
+from archive.services import revisions
 from archive.text.segment import Segment, split_passages, verify_tiling
 
 from .bulk import insert_passages, record_history
@@ -62,6 +63,8 @@ class LoadReport:
     created: int = 0
     changed: int = 0
     passages_made: int = 0
+    # Changes of published records, left pending review instead of loaded.
+    proposed: int = 0
 
 
 class CollectionError(CommandError):
@@ -143,6 +146,73 @@ def _make_passages(source_slugs: Sequence[str], shown: str, using: str) -> int:
     return made
 
 
+# Rows that belong to a record: of a published record, a change of one is a change of it.
+_CHILD_PARENT: dict[type[models.Model], str] = {
+    PersonName: "person",
+    UnitAlias: "unit",
+    LocationAlias: "location",
+    Passage: "source",
+}
+
+
+def _published(model: type[models.Model], pk: Any, using: str) -> bool:
+    return model._default_manager.using(using).filter(pk=pk, status=Status.APPROVED).exists()
+
+
+def _divert_published(rows: list[dict[str, Any]], using: str) -> tuple[list[int], int]:
+    """Keep the rows that change a published record out of the load, and propose them for review.
+
+    A fixture that states a published record differently is an edit like any
+    other: its values become the record's pending revision and the published
+    version stays served. A row equal to what is published loads as before.
+    """
+    kept: list[int] = []
+    proposed = 0
+    for index, row in enumerate(rows):
+        model = apps.get_model(row["model"])
+        parent_field = _CHILD_PARENT.get(model)
+        if not (issubclass(model, Curated) and "pk" in row) and parent_field is None:
+            kept.append(index)
+            continue
+        try:
+            loaded = next(serializers.deserialize("python", [row], using=using))
+        except serializers.base.DeserializationError:
+            kept.append(index)  # it names a record of this load that is not stored yet: a new one
+            continue
+        stated = {model._meta.get_field(name).attname for name in row.get("fields", {})
+                  if not isinstance(model._meta.get_field(name), models.ManyToManyField)}
+        if issubclass(model, Curated) and "pk" in row and _published(model, row["pk"], using):
+            live = model._default_manager.using(using).get(pk=row["pk"])
+            # Only what the row states is compared; derived fields follow at approval.
+            candidate = model._default_manager.using(using).get(pk=row["pk"])
+            for attname in stated & set(revisions.field_values(live)):
+                setattr(candidate, attname, getattr(loaded.object, attname))
+            links = {name: sorted(pks) for name, pks in (loaded.m2m_data or {}).items()}
+            current_links = {name: sorted(getattr(live, name).values_list("pk", flat=True)) for name in links}
+            if revisions.field_values(candidate) == revisions.field_values(live) and links == current_links:
+                continue  # as published already
+            candidate.full_clean()  # a proposal holds what the model holds, constraints included
+            revisions.propose_change(record=candidate, by=None, m2m=links or None)
+            proposed += 1
+            continue
+        if parent_field is not None:
+            parent_id = getattr(loaded.object, f"{parent_field}_id")
+            parent_model = model._meta.get_field(parent_field).related_model
+            if parent_id is not None and _published(parent_model, parent_id, using):
+                if "pk" in row:
+                    live = model._default_manager.using(using).get(pk=row["pk"])
+                    if revisions.field_values(loaded.object) == revisions.field_values(live):
+                        continue
+                else:
+                    loaded.object.pk = None
+                parent = parent_model._default_manager.using(using).get(pk=parent_id)
+                revisions.propose_child(parent=parent, child=loaded.object, by=None)
+                proposed += 1
+                continue
+        kept.append(index)
+    return kept, proposed
+
+
 def load_collection(directory: str | Path, *, using: str = "default") -> LoadReport:
     """Check and load every fixture file of ``directory`` in one transaction."""
     directory = Path(directory)
@@ -176,6 +246,15 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                     _("The collection in %(dir)s has %(count)s problem(s); nothing was loaded:\n%(lines)s")
                     % {"dir": directory, "count": len(exc.problems), "lines": lines}
                 ) from exc
+            try:
+                kept, proposed = _divert_published(rows, using)
+            except ValidationError as exc:
+                raise CollectionError(f"{shown}: {'; '.join(exc.messages)}") from exc
+            report.proposed += proposed
+            rows = [rows[index] for index in kept]
+            records = [records[index] for index in kept]
+            if not rows:
+                continue
             # A record that found no row to update in place is new.
             new = sum(1 for row, record in zip(rows, records, strict=True) if "pk" not in row and record.pk is None)
             existed = {(apps.get_model(row["model"]), row["pk"]) for row in rows if "pk" in row}

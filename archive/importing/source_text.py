@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from archive import dating
 from archive import search as search_index
 from archive.models import Citation, Language, Passage, PassageRole, Source, SourceKind, Status
+from archive.services.authorship import save_as
 from archive.text.segment import Segment, sha256_text
 
 from .bulk import BATCH_SIZE, insert_passages, record_history
@@ -190,6 +191,16 @@ def _replace(
     date: str | None,
     filled: bool,
 ) -> ImportResult:
+    if source.status == Status.APPROVED:
+        # A new text re-anchors every citation on it: too large a change to publish
+        # unreviewed, and no revision carries a whole new text.
+        raise SourceImportError(
+            _(
+                "%(slug)s is published: its text is not replaced in place. Nothing was changed; import the "
+                "new text under another slug and have it reviewed."
+            )
+            % {"slug": source.slug}
+        )
     old = list(source.passages.order_by("seq"))
     index_of = {p.pk: i for i, p in enumerate(old)}
     citations = list(Citation.objects.filter(passage__source=source).order_by("pk"))
@@ -211,8 +222,7 @@ def _replace(
     if date is not None:
         source.date = date
     source.text, source.sha256, source.file_name = source_file.text, source_file.sha256, source_file.file_name
-    source._change_reason = reason  # type: ignore[attr-defined]
-    source.save()  # through the model's rules: an approved source goes back to review
+    save_as(source, by=None, reason=reason)
 
     # A passage whose text is unchanged keeps its curated role and quoted work.
     _expected, same = expected_positions([p.text for p in old], new_texts)
@@ -260,7 +270,7 @@ def _replace(
     if any(f.name == "version" for f in Citation._meta.concrete_fields):
         # An editor holding the old offsets must not save them back over the re-anchored ones.
         for citation in moved:
-            citation.version += 1  # type: ignore[attr-defined]
+            citation.version += 1
         citation_fields.append("version")
     # The quote and claim are unchanged, so a re-anchored citation keeps its review status.
     Citation.objects.bulk_update(moved, citation_fields, batch_size=BATCH_SIZE)

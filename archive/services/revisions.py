@@ -62,6 +62,8 @@ def revisable_fields(model: type[models.Model]) -> list[models.Field]:
 
 
 def to_json(value: Any) -> Any:
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value.astimezone(dt.UTC).isoformat()  # one instant, one form, whatever zone it was read in
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, decimal.Decimal | uuid.UUID):
@@ -319,7 +321,7 @@ def _check_decider(revision: Revision, user: Any) -> None:
     if revision.state != RevisionState.PENDING:
         raise ValidationError(
             _("This change of %(record)s is %(state)s, not pending.")
-            % {"record": revision.record_label, "state": revision.get_state_display()}  # type: ignore[attr-defined]
+            % {"record": revision.record_label, "state": revision.get_state_display()}
         )
     if user.pk in contributors(revision):
         raise PermissionDenied(

@@ -43,3 +43,11 @@ class Command(BaseCommand):
                 "passages": report.passages_made,
             }
         )
+        if report.proposed:
+            self.stdout.write(
+                _(
+                    "%(count)s change(s) of published records went to review as pending revisions; "
+                    "the published versions stay served until a reviewer approves them."
+                )
+                % {"count": report.proposed}
+            )
