@@ -75,7 +75,7 @@ def stale(using: str = "default") -> list[tuple[str, str]]:
     found = []
     for model in CITED_MODELS:
         wrong = model._default_manager.using(using).exclude(fictional=fictional_expression(model))
-        found += [(model._meta.model_name, slug) for slug in wrong.values_list("slug", flat=True)]
+        found += [(model._meta.label_lower.split(".")[1], slug) for slug in wrong.values_list("slug", flat=True)]
     return found
 
 

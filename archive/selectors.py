@@ -27,6 +27,7 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 
 from archive.models import (
     Citation,
+    Curated,
     Event,
     Location,
     Participation,
@@ -201,7 +202,7 @@ def place_refs(mode: FictionMode, to: str) -> Prefetch:
     return Prefetch(to, queryset=queryset)
 
 
-def _ref(model: type, mode: FictionMode, to: str) -> Prefetch:
+def _ref(model: type[Curated], mode: FictionMode, to: str) -> Prefetch:
     """A related record shown as `{slug, name, url}`: visible or absent."""
     return Prefetch(to, queryset=filter_fiction(_nested(model.objects.approved()).defer("description"), mode.nested))
 

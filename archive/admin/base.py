@@ -80,7 +80,7 @@ class EstimatedCountPaginator(Paginator):
     threshold = 10_000
 
     @cached_property
-    def count(self) -> int:  # type: ignore[override]
+    def count(self) -> int:
         queryset = self.object_list
         if not isinstance(queryset, QuerySet):
             return super().count
@@ -178,7 +178,7 @@ class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
     def save_formset(self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool) -> None:
         """Each inline row through the services: a published record's rows become proposals."""
         instances = formset.save(commit=False)
-        parent_field = formset.fk.name  # type: ignore[attr-defined]
+        parent_field = formset.fk.name
         proposed = False
         for obj in formset.deleted_objects:
             if isinstance(obj, Curated):

@@ -128,7 +128,7 @@ class SpreadsheetImportMixin(ImportExportMixin):
             return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_import"))
         posted = request.POST.copy()
         posted["import_file_name"] = name
-        request.POST = posted  # type: ignore[misc]
+        request.POST = posted
         try:
             return super().process_import(request, **kwargs)
         except FileNotFoundError:

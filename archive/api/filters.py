@@ -84,7 +84,7 @@ class Moment(forms.Field):
         return moment, moment
 
 
-def _comparable(moment: dt.datetime, text: str, message: str) -> dt.datetime:
+def _comparable(moment: dt.datetime, text: str, message: object) -> dt.datetime:
     """The instant in UTC, as the database compares it; at the ends of the calendar there is none."""
     try:
         return moment.astimezone(dt.UTC)

@@ -23,7 +23,7 @@ ANNOTATION_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
 
 # --- CSL-JSON ------------------------------------------------------------------------------
 
-_CSL_TYPES = {
+_CSL_TYPES: dict[str, str] = {
     SourceKind.DIARY: "manuscript",
     SourceKind.ORDER: "manuscript",
     SourceKind.REPORT: "manuscript",
@@ -82,7 +82,7 @@ def csl_item(source: Source, request: Any) -> dict[str, Any]:
         "abstract": source.description,
     }
     item.update({key: value for key, value in optional.items() if value})
-    note = f"{source.get_kind_display()}"  # type: ignore[attr-defined]
+    note = f"{source.get_kind_display()}"
     if source.is_fiction:
         note += "; fiction"
     item["note"] = note
@@ -142,7 +142,7 @@ def lpf_feature(location: Location, request: Any) -> dict[str, Any]:
         "type": "Feature",
         "properties": {"title": location.name, "ccodes": ["CN"] if location.kind != "country" else []},
         "names": _lpf_names(location, request),
-        "types": [{"label": location.get_kind_display(), "sourceLabels": [{"label": location.kind, "lang": "en"}]}],  # type: ignore[attr-defined]
+        "types": [{"label": location.get_kind_display(), "sourceLabels": [{"label": location.kind, "lang": "en"}]}],
         "geometry": _point(location),
         "relations": [],
     }
@@ -270,7 +270,7 @@ def event_row(event: Event, request: Any) -> dict[str, Any]:
         "latest": event.latest.isoformat() if event.latest else "",
         "locations": _joined(place.slug for place in event.locations.all()), "parent": _slug(event.parent),
         "participants": _joined(
-            (part.person or part.unit).slug for part in event.visible_participations  # type: ignore[union-attr]
+            (part.person or part.unit).slug for part in event.visible_participations
         ),
         "citations": len(event.visible_citations), "description": event.description,
     }

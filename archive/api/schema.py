@@ -179,7 +179,7 @@ class ArchiveAutoSchema(AutoSchema):
 
         return not isinstance(self.view, SourceViewSet | CitationViewSet)
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:  # type: ignore[override]
+    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         ok = responses.get("200")
         if ok and "content" in ok:

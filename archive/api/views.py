@@ -9,13 +9,14 @@ errors that are always JSON, whatever format was asked for.
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import hashlib
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.db.models import Max, QuerySet
-from django.http import Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
@@ -23,12 +24,15 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.filters import BaseFilterBackend
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.schemas.inspectors import ViewInspector
 
 from archive import selectors
 from archive.api import caching, filters, formats, parameters, serializers
+from archive.api.pagination import ArchivePagination
 from archive.api.renderers import (
     AnnotationRenderer,
     CSLRenderer,
@@ -37,7 +41,7 @@ from archive.api.renderers import (
     LinkedPlacesRenderer,
 )
 from archive.api.schema import ArchiveAutoSchema
-from archive.models import Citation, Event, Location, Passage, Person, Source, Unit
+from archive.models import Citation, Curated, Event, Location, Passage, Person, Source, Unit
 from archive.selectors import FictionMode
 
 
@@ -60,28 +64,33 @@ def _id(raw: str) -> int:
     return int(raw)
 
 
-def _timestamp(value: dt.datetime | None) -> int | None:
-    return int(value.timestamp()) if value is not None else None
+def _timestamp(value: dt.datetime) -> int:
+    return int(value.timestamp())
 
 
-class ArchiveViewMixin:
+# The mixin is always combined with a viewset; the checker is told so, and
+# checks its overrides against the viewset's own.
+if TYPE_CHECKING:
+    _ViewSetBase = viewsets.GenericViewSet
+else:
+    _ViewSetBase = object
+
+
+class ArchiveViewMixin(_ViewSetBase):
     """HTTP behaviour shared by every endpoint of the API."""
 
-    schema = ArchiveAutoSchema()
+    schema: ViewInspector | None = ArchiveAutoSchema()
     # Formats besides JSON, by action; a format's builder makes one record's document.
     list_renderers: ClassVar[list[type[BaseRenderer]]] = []
     detail_renderers: ClassVar[list[type[BaseRenderer]]] = []
     last_modified: int | None = None
     cache_key: str | None = None
     checked_filterset: Any = None
-    filter_backends: ClassVar[list[Any]] = [filters.CheckedFilterBackend]
+    filter_backends: Sequence[type[BaseFilterBackend]] = [filters.CheckedFilterBackend]
     csv_columns: ClassVar[tuple[str, ...]] = ()
 
-    action: str | None
-    request: Request
-
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        super().initial(request, *args, **kwargs)
         parameters.refuse_nul(request)
         if any("\x00" in str(value) for value in kwargs.values()):
             raise Http404("No record has this name.")
@@ -91,6 +100,13 @@ class ArchiveViewMixin:
         stored = caching.fetch(self.cache_key)
         if stored is not None:
             raise caching.CachedResponse(stored)
+
+    @property
+    def paginator(self) -> ArchivePagination:
+        """Every view of the API pages with `ArchivePagination` (see settings)."""
+        paginator = super().paginator
+        assert isinstance(paginator, ArchivePagination)
+        return paginator
 
     def is_list(self) -> bool:
         return self.action in ("list", "passages")
@@ -108,7 +124,7 @@ class ArchiveViewMixin:
                     if canonical is not None and name != "fiction":
                         pairs.append((name, canonical))
             allowed |= parameters.PAGINATION
-            pairs += self.paginator.canonical(request)  # type: ignore[attr-defined]
+            pairs += self.paginator.canonical(request)
         parameters.refuse_unknown(request, allowed)
         fiction = request.query_params.get("fiction")
         if fiction:
@@ -118,7 +134,7 @@ class ArchiveViewMixin:
     def handle_exception(self, exc: Exception) -> Any:
         if isinstance(exc, caching.CachedResponse):
             return exc.response
-        return super().handle_exception(exc)  # type: ignore[misc]
+        return super().handle_exception(exc)
 
     def get_renderers(self) -> list[BaseRenderer]:
         if self.action == "passages":
@@ -131,7 +147,7 @@ class ArchiveViewMixin:
         return renderer.format if renderer is not None else "json"
 
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
-        response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+        response = super().finalize_response(request, response, *args, **kwargs)
         if isinstance(response, Response) and response.status_code >= 400:
             # An error is JSON whatever format was asked for: a CSV of an error helps no one.
             response.accepted_renderer = JSONRenderer()
@@ -139,7 +155,8 @@ class ArchiveViewMixin:
         return response
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        response = super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
+        response = super().dispatch(request, *args, **kwargs)
+        assert isinstance(response, HttpResponse)  # DRF's Response, or one stored by `caching`
         if request.method not in ("GET", "HEAD") or response.status_code != 200:
             return response
         if hasattr(response, "archive_last_modified"):  # from the cache, headers and all
@@ -154,21 +171,25 @@ class ArchiveViewMixin:
             if last_modified is not None:
                 response["Last-Modified"] = http_date(last_modified)
             caching.store(self.cache_key, response, last_modified)
-        return get_conditional_response(request, etag=response["ETag"], last_modified=last_modified, response=response)
+        conditional = get_conditional_response(
+            request, etag=response["ETag"], last_modified=last_modified, response=response
+        )
+        return conditional or response
 
     def note_last_modified(self, queryset: QuerySet | None = None, *values: dt.datetime | None) -> None:
-        stamps = [_timestamp(value) for value in values if value is not None]
+        moments = [*values]
         if queryset is not None:
-            stamps.append(_timestamp(queryset.order_by().aggregate(latest=Max("updated_at"))["latest"]))
-        stamps = [stamp for stamp in stamps if stamp is not None]
+            moments.append(queryset.order_by().aggregate(latest=Max("updated_at"))["latest"])
+        stamps = [_timestamp(moment) for moment in moments if moment is not None]
         self.last_modified = max(stamps) if stamps else None
 
     def page_links(self) -> dict[str, str]:
         """Next and previous pages of a format without an envelope, as an RFC 8288 Link header."""
-        paginator = self.paginator  # type: ignore[attr-defined]
+        paginator = self.paginator
         links = [f'<{url}>; rel="{rel}"' for rel, url in
                  (("next", paginator.get_next_link()), ("prev", paginator.get_previous_link())) if url]
-        headers = {"X-Total-Count": str(paginator.page.paginator.count)}
+        total = paginator.page.paginator.count if paginator.page is not None else 0
+        headers = {"X-Total-Count": str(total)}
         if links:
             headers["Link"] = ", ".join(links)
         return headers
@@ -180,8 +201,8 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     # Anything up to the next slash reaches the view, so that a malformed slug is a JSON 404.
     lookup_value_regex = "[^/]+"
-    model: ClassVar[type]
-    select: ClassVar[Callable[[FictionMode], QuerySet]]
+    model: ClassVar[type[Curated]]
+    select: ClassVar[staticmethod[[FictionMode], QuerySet]]
     fiction_field: ClassVar[str] = "fictional"
     # Builders of the formats besides JSON, by format name.
     builders: ClassVar[dict[str, Callable[[Any, Any], dict[str, Any]]]] = {}
@@ -194,13 +215,14 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         queryset = self.filter_queryset(self.get_queryset())
         self.note_last_modified(queryset)
         page = self.paginate_queryset(queryset)
+        assert page is not None  # every list pages
         fmt = self.output_format()
         if fmt == "json":
             return self.get_paginated_response(self.get_serializer(page, many=True).data)
         documents = [self.builders[fmt](record, request) for record in page]
         return Response(self.collect(fmt, documents), headers=self.page_links())
 
-    def collect(self, fmt: str, documents: list[dict[str, Any]]) -> Any:
+    def collect(self, fmt: str, documents: builtins.list[dict[str, Any]]) -> Any:
         return documents
 
     def base_queryset(self) -> QuerySet:
@@ -234,7 +256,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         """A slug of a record merged into another answers with a permanent redirect to the survivor."""
         from archive.models.redirects import SlugRedirect
 
-        survivor = SlugRedirect.objects.resolve(type(self).model._meta.model_name, slug)
+        survivor = SlugRedirect.objects.resolve(type(self).model._meta.label_lower.split(".")[1], slug)
         if survivor is None or survivor == slug:
             return None
         if not self.base_queryset().filter(slug=survivor).exists():
@@ -334,7 +356,7 @@ class LocationViewSet(RecordViewSet):
     csv_columns = formats.LOCATION_COLUMNS
     builders = {"geojson": formats.geojson_feature, "lpf": formats.lpf_feature, "csv": formats.location_row}
 
-    def collect(self, fmt: str, documents: list[dict[str, Any]]) -> Any:
+    def collect(self, fmt: str, documents: builtins.list[dict[str, Any]]) -> Any:
         if fmt == "geojson":
             return formats.geojson_collection(documents)
         if fmt == "lpf":
@@ -377,15 +399,16 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         queryset = self.filter_queryset(self.get_queryset())
         self.note_last_modified(queryset)
         page = self.paginate_queryset(queryset)
+        assert page is not None  # every list pages
         if self.output_format() == "json":
             return self.get_paginated_response(self.get_serializer(page, many=True).data)
         paginator = self.paginator
         document = formats.annotation_page(
             [formats.annotation(citation, request, context=False) for citation in page],
             page_url=request.build_absolute_uri(),
-            total=paginator.page.paginator.count,  # type: ignore[union-attr]
-            next_url=paginator.get_next_link(),  # type: ignore[union-attr]
-            previous_url=paginator.get_previous_link(),  # type: ignore[union-attr]
+            total=paginator.page.paginator.count if paginator.page is not None else 0,
+            next_url=paginator.get_next_link(),
+            previous_url=paginator.get_previous_link(),
         )
         return Response(document, content_type=AnnotationRenderer.content_type)
 

@@ -32,7 +32,7 @@ class Finding:
 
     @property
     def model(self) -> str:
-        return self.record._meta.model_name if self.record is not None else ""
+        return self.record._meta.label_lower.split(".")[1] if self.record is not None else ""
 
     @property
     def slug(self) -> str:

@@ -141,7 +141,7 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         use_natural_primary_keys=True,
     )
     for m2m in model._meta.local_many_to_many:
-        through = m2m.remote_field.through  # type: ignore[union-attr]
+        through = m2m.remote_field.through
         own = m2m.m2m_field_name()
         other = m2m.m2m_reverse_field_name()
         linked: dict[Any, list[list[Any]]] = {}

@@ -100,7 +100,7 @@ class SafeXLSX(base_formats.XLSX):
     def export_data(self, dataset: tablib.Dataset, **kwargs: Any) -> Any:
         return super().export_data(_map_cells(dataset, escape_cell), **kwargs)
 
-    def create_dataset(self, in_stream: Any) -> tablib.Dataset:  # type: ignore[override]
+    def create_dataset(self, in_stream: Any) -> tablib.Dataset:
         # An empty cell reads as None; the archive's text fields hold "" instead.
         return _map_cells(super().create_dataset(in_stream), lambda cell: "" if cell is None else unescape_cell(cell))
 

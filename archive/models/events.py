@@ -109,7 +109,7 @@ class Event(Cited):
                 low, high = dating.bounds(self.date)
             except dating.BadDate as exc:
                 raise ValidationError({"date": str(exc)}) from exc
-            if low is None:
+            if low is None or high is None:
                 if self.earliest or self.latest:
                     errors["earliest"] = _("A date with no year has no place on the real timeline.")
             elif self.earliest is None and self.latest is None:

@@ -101,7 +101,7 @@ class Revision(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.record_label} ({self.get_kind_display()}, {self.get_state_display()})"  # type: ignore[attr-defined]
+        return f"{self.record_label} ({self.get_kind_display()}, {self.get_state_display()})"
 
     @property
     def record_model(self) -> type[models.Model]:

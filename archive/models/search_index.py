@@ -20,6 +20,8 @@ hash when the entry was written: an entry whose hash differs is stale.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core import checks
 from django.db import connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -79,7 +81,9 @@ def database_encoding_problem(connection: BaseDatabaseWrapper) -> str | None:
 
 
 @checks.register(checks.Tags.database)
-def check_database_encoding(app_configs: object = None, databases: object = None, **kwargs: object) -> list:
+def check_database_encoding(
+    app_configs: object = None, databases: Iterable[str] | None = None, **kwargs: object
+) -> list[checks.CheckMessage]:
     problems = []
     for alias in databases or ():
         problem = database_encoding_problem(connections[alias])

@@ -66,7 +66,7 @@ DATE_FIELDS = frozenset(
 )
 # Only an event's date carries bounds; other dates are shown as EDTF alone.
 BOUNDED_FIELDS = frozenset({StatementField.DATE})
-RANK_ORDER = {Rank.PREFERRED: 0, Rank.NORMAL: 1, Rank.DEPRECATED: 2}
+RANK_ORDER: dict[str, int] = {Rank.PREFERRED: 0, Rank.NORMAL: 1, Rank.DEPRECATED: 2}
 
 
 def _exactly_one_target() -> Q:
@@ -247,7 +247,7 @@ class Statement(Curated):
                 return {"earliest": _("Only an event's date has bounds.")}
             return {}
         low, high = dating.bounds(self.value)
-        if low is None:
+        if low is None or high is None:
             if self.earliest or self.latest:
                 return {"earliest": _("A date with no year has no place on the real timeline.")}
             return {}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from django.db import models
 from django.db.models import Q
 
-from archive.models import Citation
+from archive.models.registry import cited_model
 
 from .keys import search_key
 from .records import Query
@@ -39,10 +39,10 @@ def matching_citations(queryset: models.QuerySet, query: Query, matching_ids: Re
     if unfolded:
         condition |= Q(pk__in=unfolded)
     for field in NAMED_TARGETS:
-        model = Citation._meta.get_field(field).related_model
+        model = cited_model(field)
         # Every record, not only the cited ones: the condition below keeps only citations of
         # `queryset`, and joining 200k citations to find the cited records took most of the time.
-        ids = matching_ids(model, model._default_manager.all(), query)  # type: ignore[union-attr]
+        ids = matching_ids(model, model._default_manager.all(), query)
         if ids:
             condition |= Q(**{f"{field}_id__in": ids})
     return queryset.filter(condition).values("pk")

@@ -207,7 +207,7 @@ class GramsContain(models.Expression):
     output_field = models.BooleanField()
     conditional = True
 
-    def __init__(self, wanted: list[str]) -> None:
+    def __init__(self, wanted: list[int]) -> None:
         super().__init__()
         self.wanted = wanted
 

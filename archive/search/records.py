@@ -9,6 +9,7 @@ admin's boxes read the queryset they are given (`candidates`).
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from html import escape
 
@@ -26,10 +27,11 @@ class Kind:
     """How one type of record is named: its model, title field, alias table, and whether pinyin applies."""
 
     type: str
-    model: type[models.Model]
+    # `builtins.type`: inside this class body, `type` is the field above.
+    model: builtins.type[models.Model]
     title_field: str
     title_match: str  # what `matched` says when the title matches: name or title
-    alias_model: type[models.Model] | None = None
+    alias_model: builtins.type[models.Model] | None = None
     alias_fk: str = ""
     pinyin: bool = False
 

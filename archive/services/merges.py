@@ -71,7 +71,7 @@ def _move(model: type[Model], field: str, old: Model, new: Model, *, by: Any, re
             row.modified_by = by
             row.updated_at = timezone.now()
             # A form opened on the row before the merge must not save its old target back.
-            row.version += 1  # type: ignore[attr-defined]
+            row.version += 1
     if issubclass(model, Curated):
         changed += ["modified_by", "updated_at", "version"]
     bulk_update_with_history(rows, model, changed, default_user=by, default_change_reason=reason)

@@ -78,7 +78,7 @@ def submit(record: Curated, *, by: Any) -> Curated:
     if record.status not in (Status.DRAFT, Status.REJECTED):
         raise ValidationError(
             _("Only a draft or a rejected record can be submitted; %(record)s is %(status)s.")
-            % {"record": record, "status": record.get_status_display()}  # type: ignore[attr-defined]
+            % {"record": record, "status": record.get_status_display()}
         )
     record.status = Status.IN_REVIEW
     record.modified_by = by
@@ -92,7 +92,7 @@ def approve(record: Curated, *, by: Any, note: str = "", without_evidence: str =
     if record.status != Status.IN_REVIEW:
         raise ValidationError(
             _("Only a record in review can be approved; %(record)s is %(status)s.")
-            % {"record": record, "status": record.get_status_display()}  # type: ignore[attr-defined]
+            % {"record": record, "status": record.get_status_display()}
         )
     _check_reviewer(record, by)
     reason = f"approved: {note}" if note else "approved"
@@ -121,7 +121,7 @@ def reject(record: Curated, *, by: Any, note: str) -> Curated:
     if record.status != Status.IN_REVIEW:
         raise ValidationError(
             _("Only a record in review can be rejected; %(record)s is %(status)s.")
-            % {"record": record, "status": record.get_status_display()}  # type: ignore[attr-defined]
+            % {"record": record, "status": record.get_status_display()}
         )
     if not note.strip():
         raise ValidationError({"review_note": _("A rejection says why.")})
