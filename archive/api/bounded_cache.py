@@ -16,6 +16,9 @@ with the same LOCATION shares one store, so the bound holds per process.
 from __future__ import annotations
 
 import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -36,6 +39,12 @@ def entry_size(key: str, pickled: bytes) -> int:
 
 class BoundedMemoryCache(LocMemCache):
     """LocMemCache whose entries together never exceed `OPTIONS["MAX_BYTES"]`."""
+
+    # LocMemCache's private storage, which its type stubs leave out.
+    _cache: OrderedDict[str, bytes]
+    _expire_info: dict[str, float | None]
+    _lock: threading.Lock
+    _has_expired: Callable[[str], bool]
 
     def __init__(self, name: str, params: dict[str, Any]) -> None:
         super().__init__(name, params)
@@ -66,12 +75,12 @@ class BoundedMemoryCache(LocMemCache):
         value = self._cache.get(key)
         if value is None:
             return False
-        super()._delete(key)
+        super()._delete(key)  # type: ignore[misc]  # private to LocMemCache, absent from its stubs
         self._held[0] -= entry_size(key, value)
         return True
 
     def _cull(self) -> None:
-        super()._cull()
+        super()._cull()  # type: ignore[misc]  # private to LocMemCache, absent from its stubs
         self._held[0] = sum(entry_size(key, value) for key, value in self._cache.items())
 
     def clear(self) -> None:
