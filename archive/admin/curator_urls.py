@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import path
 
-from . import accounts, audit, reader, review
+from . import accounts, audit, my_work, reader, review
 
 app_name = "archive_curate"
 
@@ -20,6 +20,7 @@ urlpatterns = [
     path("passages/<int:pk>/cite/", admin.site.admin_view(reader.cite), name="cite"),
     path("targets/", admin.site.admin_view(reader.target_search), name="targets"),
     path("review/", admin.site.admin_view(review.queue), name="review"),
+    path("my-work/", admin.site.admin_view(my_work.my_work), name="my_work"),
     path("events/<slug:slug>/accounts/", admin.site.admin_view(accounts.accounts), name="accounts"),
     path("audit/", admin.site.admin_view(audit.audit), name="audit"),
 ]

@@ -23,7 +23,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -34,7 +34,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from archive.models import (
-    TARGET_FIELDS,
     Citation,
     Event,
     Location,
@@ -48,7 +47,7 @@ from archive.models import (
     Unit,
 )
 from archive.models.registry import CURATED_MODELS
-from archive.services import review as curation
+from archive.services.citations import citation_create
 from archive.text import anchor
 
 PASSAGES_PER_PAGE = 100
@@ -223,7 +222,13 @@ def reader(request: HttpRequest, slug: str) -> HttpResponse:
     source = get_object_or_404(Source, slug=slug)
     passages = (
         source.passages.select_related("quotes")
-        .prefetch_related(Prefetch("citations", queryset=citations_queryset().order_by("start", "end", "id")))
+        .prefetch_related(
+            Prefetch(
+                "citations",
+                # The reviewer named beside a rejection's note.
+                queryset=citations_queryset().select_related("reviewed_by").order_by("start", "end", "id"),
+            )
+        )
         .order_by("seq")
     )
     page = Paginator(passages, PASSAGES_PER_PAGE).get_page(request.GET.get("page"))
@@ -410,45 +415,6 @@ def target_search(request: HttpRequest) -> JsonResponse:
         qs = qs.filter(pk__in=ids)
     results = [{"id": r.pk, "text": _record_option(r), "status": r.status} for r in qs[:TARGET_SEARCH_LIMIT]]
     return JsonResponse({"results": results})
-
-
-@transaction.atomic
-def citation_create(
-    *,
-    passage: Passage,
-    quote: str,
-    start: int,
-    end: int,
-    target_type: str,
-    target: models.Model,
-    claim: str,
-    rank: str,
-    by: Any,
-    submit: bool = False,
-) -> Citation:
-    """Create a draft citation by `by` (and submit it for review when asked)."""
-    if target_type not in TARGET_FIELDS:
-        raise ValidationError(_("Unknown record type “%(type)s”.") % {"type": target_type})
-    citation = Citation(
-        passage=passage,
-        quote=quote,
-        start=start,
-        end=end,
-        claim=claim,
-        rank=rank,
-        status=Status.DRAFT,
-        created_by=by,
-        modified_by=by,
-        **{target_type: target},
-    )
-    # Named before validation, so full_clean() checks the slug like every other field.
-    citation.slug = citation.free_slug()
-    citation.full_clean()
-    citation._change_reason = "cited in the source reader"  # type: ignore[attr-defined]
-    citation.save()
-    if submit:
-        curation.submit(citation, by=by)
-    return citation
 
 
 def cite(request: HttpRequest, pk: int) -> HttpResponse:

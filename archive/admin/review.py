@@ -48,6 +48,7 @@ from archive.models import (
     Post,
     Revision,
     Source,
+    Statement,
     Status,
     Unit,
 )
@@ -75,6 +76,10 @@ _RELATED: dict[type[models.Model], tuple[str, ...]] = {
     Post: ("person", "unit"),
     Participation: ("event", "person", "unit"),
     Citation: ("passage__source", *CITATION_RELATED),
+    Statement: (
+        "event", "person", "location", "post__person", "post__unit",
+        "participation__event", "participation__person", "participation__unit",
+    ),
 }
 
 _MODELS_BY_NAME: dict[str, type[Curated]] = {model._meta.model_name: model for model in QUEUE_MODELS}
