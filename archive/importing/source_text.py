@@ -154,8 +154,7 @@ def import_source(
                 status=Status.DRAFT,
                 created_by=None,
             )
-            source._change_reason = f"imported from {source_file.file_name}"  # type: ignore[attr-defined]
-            source.save()
+            save_as(source, by=None, reason=f"imported from {source_file.file_name}")
             insert_passages(source, source_file.segments, roles, reason=f"imported from {source_file.file_name}")
             search_index.reindex([source])
             return ImportResult(source, "created", passages=len(source_file.segments))

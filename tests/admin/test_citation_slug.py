@@ -7,8 +7,8 @@ import re
 import pytest
 from django.core.exceptions import ValidationError
 
-from archive.admin.reader import citation_create
 from archive.models import Citation, Event, Person, Rank
+from archive.services.citations import citation_create
 from tests.factories import approved, source_with_text, user
 
 pytestmark = pytest.mark.django_db
