@@ -25,11 +25,12 @@ never counts a huge table row by row.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Model, QuerySet
@@ -63,6 +64,9 @@ CURATION_FIELDS = (
 
 # Hidden fields of the change form that are no model fields: the versions it was opened on.
 FORM_ONLY = ("version", "revision_version")
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class EstimatedCountPaginator(Paginator):
@@ -122,7 +126,7 @@ class FictionalFilter(admin.SimpleListFilter):
     title = _("fictional")
     parameter_name = "fictional"
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[str, StrOrPromise]]:
         return [("yes", _("fictional")), ("no", _("historical or uncited"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
@@ -224,7 +228,8 @@ class VersionCheckedForm(forms.ModelForm):
                     self.initial[name] = pks
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         instance = self.instance
         if instance.pk is None or instance._state.adding:
             return cleaned
@@ -246,12 +251,12 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
     """Admin of a curated model: review actions, read-only status, spreadsheets."""
 
     formats = SPREADSHEET_FORMATS
-    actions = ("submit_selected", "approve_selected", "reject_selected")
+    actions: Sequence[str] = ("submit_selected", "approve_selected", "reject_selected")
     review_template = "archive/admin/review_action.html"
 
     # -- reading
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Sequence[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         readonly = list(super().get_readonly_fields(request, obj))
         return [*readonly, *(name for name in CURATION_FIELDS if name not in readonly)]
 
@@ -266,7 +271,8 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         # `version` is not an editable model field; the form declares it.
         if kwargs.get("fields") is None and "fields" not in kwargs:
-            kwargs["fields"] = admin.utils.flatten_fieldsets(self.get_fieldsets(request, obj))
+            # The fieldsets' options are plain dicts here, not the stubs' TypedDict.
+            kwargs["fields"] = flatten_fieldsets(self.get_fieldsets(request, obj))  # type: ignore[arg-type]
         if kwargs.get("fields") is not None:
             kwargs["fields"] = [name for name in kwargs["fields"] if name not in FORM_ONLY]
         form = super().get_form(request, obj, change, **kwargs)
@@ -442,7 +448,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             try:
                 step(record)
             except (PermissionDenied, ValidationError) as exc:
-                text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+                text: StrOrPromise = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
                 self.message_user(request, f"{record}: {text}", messages.ERROR)
             else:
                 succeeded += 1
@@ -491,10 +497,10 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         request: HttpRequest,
         queryset: QuerySet,
         action: str,
-        verb: str,
+        verb: StrOrPromise,
         *,
         note_required: bool,
-        error: str | None = None,
+        error: StrOrPromise | None = None,
     ) -> TemplateResponse:
         records = self._records(queryset)
         rows = [(record, curation.can_review(record, request.user)) for record in records]
@@ -516,7 +522,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
 class CuratedInlineMixin:
     """An inline of a curated child (post, participation, citation): status shown, never edited."""
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Sequence[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         readonly = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
         return [*readonly, "status"] if "status" not in readonly else readonly
 
@@ -604,7 +610,7 @@ class MergeMixin:
             try:
                 outcome = merges.merge(survivor=survivor, duplicate=duplicate, by=request.user)
             except (PermissionDenied, ValidationError) as exc:
-                text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+                text: StrOrPromise = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
                 self.message_user(request, text, messages.ERROR)  # type: ignore[attr-defined]
             else:
                 if isinstance(outcome, Revision):

@@ -73,7 +73,7 @@ class BoundedImportForm(ImportForm):
 
 
 @functools.cache
-def bounded_format(format_class: type) -> type:
+def bounded_format(format_class: type[Any]) -> type:
     """The format with its reader refusing a sheet of more than `max_rows()` rows."""
 
     def create_dataset(self: Any, *args: Any, **kwargs: Any) -> tablib.Dataset:
@@ -128,7 +128,7 @@ class SpreadsheetImportMixin(ImportExportMixin):
             return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_import"))
         posted = request.POST.copy()
         posted["import_file_name"] = name
-        request.POST = posted
+        request.POST = posted  # type: ignore[assignment]  # a mutable copy, as the import view reads it
         try:
             return super().process_import(request, **kwargs)
         except FileNotFoundError:

@@ -125,7 +125,7 @@ def _lpf_names(location: Location, request: Any) -> list[dict[str, Any]]:
     """Each name with the citations whose quote contains it; the rest go to the main name."""
     toponyms = [(location.name, "zh")] + [(alias.name, alias.language) for alias in location.aliases.all()]
     cited: dict[str, list[dict[str, str]]] = {name: [] for name, _lang in toponyms}
-    for citation in location.visible_citations:
+    for citation in location.visible_citations:  # type: ignore[attr-defined]  # selectors prefetch it
         mentioned = [name for name, _lang in toponyms if name in citation.quote] or [location.name]
         for name in mentioned:
             cited[name].append(
@@ -236,8 +236,8 @@ def person_row(person: Person, request: Any) -> dict[str, Any]:
         "slug": person.slug, "url": record_url(person, request), "name": person.name,
         "fictional": person.fictional, "side": person.side, "birth": person.birth, "death": person.death,
         "names": _joined(name.name for name in person.names.all()),
-        "posts": _joined(f"{post.unit.name} {post.title}" for post in person.visible_posts),
-        "citations": len(person.visible_citations), "description": person.description,
+        "posts": _joined(f"{post.unit.name} {post.title}" for post in person.visible_posts),  # type: ignore[attr-defined]  # selectors prefetch it
+        "citations": len(person.visible_citations), "description": person.description,  # type: ignore[attr-defined]  # selectors prefetch it
     }
 
 
@@ -246,7 +246,7 @@ def unit_row(unit: Unit, request: Any) -> dict[str, Any]:
         "slug": unit.slug, "url": record_url(unit, request), "name": unit.name, "fictional": unit.fictional,
         "echelon": unit.echelon, "side": unit.side, "parent": _slug(unit.parent),
         "aliases": _joined(alias.name for alias in unit.aliases.all()),
-        "citations": len(unit.visible_citations), "description": unit.description,
+        "citations": len(unit.visible_citations), "description": unit.description,  # type: ignore[attr-defined]  # selectors prefetch it
     }
 
 
@@ -258,7 +258,7 @@ def location_row(location: Location, request: Any) -> dict[str, Any]:
         "longitude": location.longitude if location.longitude is not None else "",
         "coordinate_precision": location.coordinate_precision,
         "aliases": _joined(alias.name for alias in location.aliases.all()),
-        "citations": len(location.visible_citations), "description": location.description,
+        "citations": len(location.visible_citations), "description": location.description,  # type: ignore[attr-defined]  # selectors prefetch it
     }
 
 
@@ -270,9 +270,9 @@ def event_row(event: Event, request: Any) -> dict[str, Any]:
         "latest": event.latest.isoformat() if event.latest else "",
         "locations": _joined(place.slug for place in event.locations.all()), "parent": _slug(event.parent),
         "participants": _joined(
-            (part.person or part.unit).slug for part in event.visible_participations
+            (part.person or part.unit).slug for part in event.visible_participations  # type: ignore[attr-defined]  # selectors prefetch it
         ),
-        "citations": len(event.visible_citations), "description": event.description,
+        "citations": len(event.visible_citations), "description": event.description,  # type: ignore[attr-defined]  # selectors prefetch it
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -61,7 +62,7 @@ class CSVRenderer(BaseRenderer):
     charset = "utf-8"
 
     def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: dict[str, Any] | None = None) -> bytes:
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
         rows = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
         view = (renderer_context or {}).get("view")
         # The view names the columns, so that an empty page still has its header row.

@@ -11,7 +11,7 @@ schema-driven test) sees what the server does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
@@ -179,7 +179,7 @@ class ArchiveAutoSchema(AutoSchema):
 
         return not isinstance(self.view, SourceViewSet | CitationViewSet)
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+    def _get_response_bodies(self, direction: Literal["request", "response"] = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         ok = responses.get("200")
         if ok and "content" in ok:

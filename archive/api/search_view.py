@@ -122,7 +122,8 @@ class SearchView(GenericAPIView):
                 fiction=request.query_params.get("fiction", "exclude"),
                 types=_types(request),
             )
-            page = self.paginate_queryset(results)
+            # The paginator pages any sequence; the stubs ask for a queryset.
+            page: list[Any] | None = self.paginate_queryset(results)  # type: ignore[arg-type]
         except search.QueryError as error:
             raise ValidationError({error.param: [error.message]}) from error
         except search.SearchBackendError as error:

@@ -9,6 +9,7 @@ page does not grow with its length. A related record is always a reference
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -126,7 +127,7 @@ class NestedCitationSerializer(serializers.ModelSerializer):
     """A citation inside the record it is evidence for."""
 
     url = serializers.SerializerMethodField()
-    source = serializers.SerializerMethodField()
+    source = serializers.SerializerMethodField()  # type: ignore[assignment]  # named like Field.source or .parent
     passage = serializers.SerializerMethodField()
     seq = serializers.IntegerField(source="passage.seq")
 
@@ -249,7 +250,7 @@ class MultiFieldStatementsSerializer(serializers.Serializer):
 
 
 def _statements_schema(kind: str) -> serializers.Serializer:
-    fields = {
+    fields: dict[str, serializers.Field] = {
         str(name): (MultiFieldStatementsSerializer() if name in MULTI_VALUED else FieldStatementsSerializer())
         for name in FIELDS_OF[kind]
     }
@@ -277,10 +278,10 @@ class StatedMixin(serializers.Serializer):
 def _target_url(citation: Citation, request: Any) -> str | None:
     """The API URL of the record a citation is evidence for; a post or a
     participation is shown inside its person's or event's record."""
-    if citation.post_id:
-        return f"{record_url(citation.post.person, request)}#post-{citation.post.slug}"
-    if citation.participation_id:
-        return f"{record_url(citation.participation.event, request)}#participation-{citation.participation.slug}"
+    if (post := citation.post) is not None:
+        return f"{record_url(post.person, request)}#post-{post.slug}"
+    if (participation := citation.participation) is not None:
+        return f"{record_url(participation.event, request)}#participation-{participation.slug}"
     target = citation.target
     return record_url(target, request) if target is not None else None
 
@@ -288,6 +289,7 @@ def _target_url(citation: Citation, request: Any) -> str | None:
 def citation_target(citation: Citation, request: Any) -> dict[str, Any]:
     field = citation.target_field
     target = citation.target
+    assert target is not None  # a CHECK constraint: every citation has exactly one target
     name = record_name(target) if isinstance(target, Source | Event | Person | Unit | Location) else str(target)
     return {"type": field, "slug": target.slug, "name": name, "url": _target_url(citation, request)}
 
@@ -297,7 +299,7 @@ class CitationSerializer(serializers.ModelSerializer):
 
     url = serializers.SerializerMethodField()
     fictional = serializers.BooleanField(source="passage.source.is_fiction")
-    source = serializers.SerializerMethodField()
+    source = serializers.SerializerMethodField()  # type: ignore[assignment]  # named like Field.source or .parent
     passage = serializers.SerializerMethodField()
     seq = serializers.IntegerField(source="passage.seq")
     target = serializers.SerializerMethodField()
@@ -361,7 +363,7 @@ class SourceSerializer(serializers.ModelSerializer):
 class PassageSerializer(CitedMixin, serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     fictional = serializers.BooleanField(source="source.is_fiction")
-    source = serializers.SerializerMethodField()
+    source = serializers.SerializerMethodField()  # type: ignore[assignment]  # named like Field.source or .parent
     quotes = serializers.SerializerMethodField()
 
     class Meta:
@@ -489,7 +491,7 @@ class PersonSerializer(StatedMixin, _RecordSerializer):
 
 class UnitSerializer(_RecordSerializer):
     aliases = UnitAliasSerializer(many=True)
-    parent = RefField(allow_null=True)
+    parent = RefField(allow_null=True)  # type: ignore[assignment]  # named like Field.source or .parent
     children = serializers.SerializerMethodField()
     posts = PostSerializer(source="visible_posts", many=True)
 
@@ -500,7 +502,7 @@ class UnitSerializer(_RecordSerializer):
 
     @extend_schema_field(RefSerializer(many=True))
     def get_children(self, unit: Unit) -> list[dict[str, Any] | None]:
-        return [ref(child, _request(self)) for child in unit.visible_children]
+        return [ref(child, _request(self)) for child in unit.visible_children]  # type: ignore[attr-defined]  # selectors prefetch it
 
 
 # --- places ---------------------------------------------------------------------------------
@@ -514,7 +516,7 @@ class LocationAliasSerializer(serializers.ModelSerializer):
 
 class LocationSerializer(StatedMixin, _RecordSerializer):
     aliases = LocationAliasSerializer(many=True)
-    parent = serializers.SerializerMethodField()
+    parent = serializers.SerializerMethodField()  # type: ignore[assignment]  # named like Field.source or .parent
     latitude = serializers.FloatField(allow_null=True)
     longitude = serializers.FloatField(allow_null=True)
     statements = serializers.SerializerMethodField()
@@ -546,7 +548,7 @@ class LocationSerializer(StatedMixin, _RecordSerializer):
 
 class EventSerializer(StatedMixin, _RecordSerializer):
     locations = serializers.SerializerMethodField()
-    parent = RefField(allow_null=True)
+    parent = RefField(allow_null=True)  # type: ignore[assignment]  # named like Field.source or .parent
     children = serializers.SerializerMethodField()
     participations = ParticipationSerializer(source="visible_participations", many=True)
     statements = serializers.SerializerMethodField()
@@ -562,7 +564,7 @@ class EventSerializer(StatedMixin, _RecordSerializer):
 
     @extend_schema_field(PlaceRefSerializer(many=True))
     def get_locations(self, event: Event) -> list[dict[str, Any] | None]:
-        places = event.locations.all()
+        places: Iterable[Location] = event.locations.all()
         accounts = visible_accounts(event).get("location")
         if accounts:
             stated = {st.value for st in shown("location", accounts)}
@@ -582,7 +584,7 @@ class EventSerializer(StatedMixin, _RecordSerializer):
 
     @extend_schema_field(RefSerializer(many=True))
     def get_children(self, event: Event) -> list[dict[str, Any] | None]:
-        return [ref(child, _request(self)) for child in event.visible_children]
+        return [ref(child, _request(self)) for child in event.visible_children]  # type: ignore[attr-defined]  # selectors prefetch it
 
 
 __all__ = [

@@ -21,7 +21,7 @@ from simple_history.models import HistoricalRecords
 from archive.text import anchor
 from archive.text.normalize import search_key
 
-from .curation import Curated
+from .curation import Cited, Curated
 from .events import Event, Participation
 from .people import Person
 from .places import Location
@@ -143,7 +143,7 @@ class Citation(Curated):
         return instance
 
     @property
-    def target(self) -> models.Model | None:
+    def target(self) -> Cited | None:
         for name in TARGET_FIELDS:
             value = getattr(self, name)
             if value is not None:

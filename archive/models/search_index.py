@@ -84,7 +84,7 @@ def database_encoding_problem(connection: BaseDatabaseWrapper) -> str | None:
 def check_database_encoding(
     app_configs: object = None, databases: Iterable[str] | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
-    problems = []
+    problems: list[checks.CheckMessage] = []
     for alias in databases or ():
         problem = database_encoding_problem(connections[alias])
         if problem:
