@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import PermissionDenied
 
-from archive.services import merges as merging
-from archive.services import review as curation
 from archive.models import Person
+from archive.services import merges as merging
+from archive.services import revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -18,9 +19,16 @@ def test_old_slug_redirects_to_the_survivor(client) -> None:
     duplicate = approved(Person(slug="zhou-lan-2", name="周澜"))
     cite(passage, "周斓", person=survivor)
     cite(passage, "周澜", person=duplicate)
-    merging.merge(survivor, duplicate, by=user("merger", role="reviewer"))
-    survivor.refresh_from_db()
-    curation.approve(survivor, by=user("second-reviewer", role="reviewer"))
+    merger = user("merger", role="reviewer")
+    revision = merging.merge(survivor=survivor, duplicate=duplicate, by=merger)
+
+    # Pending review: both records answer as published, no redirect yet.
+    pending = client.get("/api/v1/persons/zhou-lan-2/?fiction=include")
+    assert pending.status_code == 200 and pending.json()["name"] == "周澜"
+    assert {c["quote"] for c in client.get("/api/v1/persons/zhou-lan/").json()["citations"]} == {"周斓"}
+    with pytest.raises(PermissionDenied):
+        revisions.approve_revision(revision=revision, by=merger)
+    revisions.approve_revision(revision=revision, by=user("second-reviewer", role="reviewer"))
 
     response = client.get("/api/v1/persons/zhou-lan-2/?fiction=include")
     assert response.status_code == 301

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from archive.services import merges as merging
 from archive.models import Citation, Person
+from archive.services import merges as merging
+from archive.services import revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,9 @@ def test_a_merge_raises_the_version_of_what_it_moves() -> None:
     duplicate = approved(Person(slug="zhou-lan-2", name="周澜"))
     moved = cite(passage, "周澜", person=duplicate)
     before = Citation.objects.get(pk=moved.pk).version
-    merging.merge(survivor, duplicate, by=user("merger", role="reviewer"))
+    revision = merging.merge(survivor=survivor, duplicate=duplicate, by=user("merger", role="reviewer"))
+    assert Citation.objects.get(pk=moved.pk).version == before  # proposed only: nothing moved yet
+    revisions.approve_revision(revision=revision, by=user("second-reviewer", role="reviewer"))
     after = Citation.objects.get(pk=moved.pk)
     assert after.person_id == survivor.pk
     assert after.version == before + 1
