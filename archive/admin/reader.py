@@ -35,18 +35,15 @@ from django.utils.translation import gettext_lazy
 
 from archive.models import (
     Citation,
+    Curated,
     Event,
-    Location,
-    Participation,
     Passage,
-    Person,
-    Post,
     Rank,
     Source,
     Status,
-    Unit,
 )
-from archive.models.registry import CURATED_MODELS
+from archive.models.curation import Cited
+from archive.models.registry import CURATED_MODELS, TARGET_FIELDS, cited_model
 from archive.services.citations import citation_create
 from archive.text import anchor
 
@@ -54,14 +51,7 @@ PASSAGES_PER_PAGE = 100
 TARGET_SEARCH_LIMIT = 30
 
 # The models a citation can rest on, by the name of the citation's field.
-TARGET_MODELS: dict[str, type[models.Model]] = {
-    "person": Person,
-    "unit": Unit,
-    "location": Location,
-    "event": Event,
-    "post": Post,
-    "participation": Participation,
-}
+TARGET_MODELS: dict[str, type[Cited]] = {field: cited_model(field) for field in TARGET_FIELDS}
 
 # What a citation needs joined to name its target without further queries.
 CITATION_RELATED = (
@@ -210,7 +200,7 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _curated_models() -> tuple[type[models.Model], ...]:
+def _curated_models() -> tuple[type[Curated], ...]:
     return CURATED_MODELS
 
 
@@ -264,8 +254,8 @@ def reader(request: HttpRequest, slug: str) -> HttpResponse:
 def _event_of(citation: Citation) -> Event | None:
     if citation.event_id:
         return citation.event
-    if citation.participation_id:
-        return citation.participation.event
+    if (participation := citation.participation) is not None:
+        return participation.event
     return None
 
 
@@ -317,7 +307,8 @@ class CitationForm(forms.Form):
         self.fields["target_id"].widget.choices = _target_choices(target_type, self.data.get("target_id"))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.passage is None or self.errors:
             return data
         text = self.passage.text
@@ -495,7 +486,7 @@ def _form_from_selection(request: HttpRequest, passage: Passage) -> tuple[Citati
         form = CitationForm(passage=passage)
         form.selection_error = _("The selection is empty.")  # type: ignore[attr-defined]
         return form, 400
-    initial = {"start": start16, "end": end16, "quote": text[start:end]}
+    initial: dict[str, Any] = {"start": start16, "end": end16, "quote": text[start:end]}
     if request.GET.get("target_type") in TARGET_MODELS:
         initial["target_type"] = request.GET["target_type"]
     form = CitationForm(initial=initial, passage=passage)
