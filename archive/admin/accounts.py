@@ -52,8 +52,7 @@ def _kind_order(source: Source) -> int:
 
 
 def _about(citation: Citation, event: Event) -> str:
-    if citation.participation_id:
-        participation = citation.participation
+    if (participation := citation.participation) is not None:
         return f"{participation.person or participation.unit} · {participation.get_role_display()}"
     return _("the event")
 

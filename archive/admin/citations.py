@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
@@ -21,12 +22,19 @@ from archive.models import TARGET_FIELDS, Citation
 from .base import CuratedAdmin, EstimatedCountPaginator, PassageSourceListFilter
 
 
+def field_label(model: type[models.Model], name: str) -> Any:
+    """The verbose name of `model`'s own field `name` (`get_field` may also return a reverse relation)."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return field.verbose_name
+
+
 class TargetFilter(admin.SimpleListFilter):
     title = _("evidence for")
     parameter_name = "target"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
-        return [(name, Citation._meta.get_field(name).verbose_name) for name in TARGET_FIELDS]
+        return [(name, field_label(Citation, name)) for name in TARGET_FIELDS]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() in TARGET_FIELDS:
@@ -87,7 +95,7 @@ class CitationAdmin(CuratedAdmin):
             return "—"
         record = getattr(obj, name)
         label = record.slug if name in ("post", "participation") else str(record)
-        return f"{Citation._meta.get_field(name).verbose_name}: {label}"
+        return f"{field_label(Citation, name)}: {label}"
 
     @admin.display(boolean=True, description=_("from fiction"), ordering="passage__source__is_fiction")
     def from_fiction(self, obj: Citation) -> bool:

@@ -26,6 +26,7 @@ from archive.models import Statement
 from archive.models.statements import STATEMENT_TARGETS
 
 from .base import CuratedAdmin
+from .citations import field_label
 
 
 class StatementTargetFilter(admin.SimpleListFilter):
@@ -33,7 +34,7 @@ class StatementTargetFilter(admin.SimpleListFilter):
     parameter_name = "about"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
-        return [(name, Statement._meta.get_field(name).verbose_name) for name in STATEMENT_TARGETS]
+        return [(name, field_label(Statement, name)) for name in STATEMENT_TARGETS]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() in STATEMENT_TARGETS:
@@ -50,7 +51,8 @@ class StatementForm(forms.ModelForm):
         ]
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         cited = cleaned.get("citations")
         if cited is not None and not self.errors:
             probe = Statement(**{name: cleaned.get(name) for name in STATEMENT_TARGETS})
