@@ -79,7 +79,7 @@ def _move(model: type[Model], field: str, old: Model, new: Model, *, by: Any, re
 
 
 def _move_names(
-    name_model: type[Model],
+    name_model: type[PersonName | UnitAlias | LocationAlias],
     field: str,
     survivor: Any,
     duplicate: Any,
@@ -97,7 +97,7 @@ def _move_names(
             delete_as(alias, by=by, reason=reason)
             continue
         setattr(alias, field, survivor)
-        if getattr(alias, "kind", None) == NameKind.PRIMARY:
+        if isinstance(alias, PersonName) and alias.kind == NameKind.PRIMARY:
             alias.kind = NameKind.ALIAS
         taken.add(alias.name)
         moving.append(alias)
@@ -109,7 +109,9 @@ def _move_names(
         save_as(added, by=by, reason=reason)
 
 
-def _move_parent_links(model: type[Model], survivor: Any, duplicate: Any, *, by: Any, reason: str) -> None:
+def _move_parent_links(
+    model: type[Unit | Location | Event], survivor: Any, duplicate: Any, *, by: Any, reason: str
+) -> None:
     """Children of the duplicate become children of the survivor; the survivor inherits a missing parent."""
     children = list(model._default_manager.filter(parent=duplicate).exclude(pk=survivor.pk))
     for child in children:
