@@ -24,6 +24,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .curation import Curated
+
 
 class RevisionState(models.TextChoices):
     PENDING = "pending", _("pending review")
@@ -104,9 +106,9 @@ class Revision(models.Model):
         return f"{self.record_label} ({self.get_kind_display()}, {self.get_state_display()})"
 
     @property
-    def record_model(self) -> type[models.Model]:
+    def record_model(self) -> type[Curated]:
         model = self.record_type.model_class()
-        assert model is not None, "a revision's content type names an installed model"
+        assert model is not None and issubclass(model, Curated), "a revision's record is a curated model"
         return model
 
     def record(self) -> Any:
