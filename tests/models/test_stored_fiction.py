@@ -7,9 +7,10 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from archive import fiction
+from archive.models import Citation, Event, Location, Participation, Person, Source
+from archive.services import records, revisions
 from archive.services import review as curation
 from archive.services.merges import merge
-from archive.models import Citation, Event, Location, Participation, Person, Source
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +22,13 @@ def texts() -> dict[str, Source]:
         "novel": source_with_text("周澜在江边等船。", slug="a-novel", kind="novel"),
         "history": source_with_text("周澜是参谋。", slug="a-history", kind="history"),
     }
+
+
+def _approve_pending(record: object) -> None:
+    """Someone who did not propose the pending change of `record` approves it."""
+    revision = revisions.pending_revision(record)  # type: ignore[arg-type]
+    assert revision is not None
+    revisions.approve_revision(revision=revision, by=user(role="reviewer"))
 
 
 def _flag(record: object) -> bool:
@@ -58,10 +66,13 @@ def test_a_citation_moved_to_another_record_refreshes_both(texts: dict[str, Sour
     assert (_flag(first), _flag(second)) == (True, False)
     citation = Citation.objects.get(pk=citation.pk)
     citation.person = second
-    citation.save()  # an edit sends it back to review: evidence for neither
-    assert (_flag(first), _flag(second)) == (False, False)
-    approved(citation)
+    records.record_update(record=citation, by=user(role="curator"))
+    # Proposed: the published citation is still evidence for the first, not yet for the second.
+    assert (_flag(first), _flag(second)) == (True, False)
+    _approve_pending(citation)
+    assert Citation.objects.get(pk=citation.pk).person_id == second.pk
     assert (_flag(first), _flag(second)) == (False, True)
+    assert fiction.stale() == []
 
 
 def test_a_source_that_changes_kind_changes_its_records(texts: dict[str, Source]) -> None:
@@ -70,7 +81,9 @@ def test_a_source_that_changes_kind_changes_its_records(texts: dict[str, Source]
     assert _flag(place) is True
     source = Source.objects.get(pk=texts["novel"].pk)
     source.kind = "memoir"
-    source.save()
+    records.record_update(record=source, by=user(role="curator"))
+    assert _flag(place) is True  # proposed only: the published source is still a novel
+    _approve_pending(source)
     assert _flag(place) is False
     assert fiction.stale() == []
 
@@ -81,12 +94,29 @@ def test_marked_historical_wins_and_a_stale_save_does_not_write_its_old_flag(tex
     cite(texts["novel"].passages.get(), "周澜", person=person)
     assert _flag(person) is True
     loaded.description = "edited in a form opened earlier"
-    loaded.save()  # its copy of the flag (False) is out of date and not written
+    records.record_update(record=loaded, by=user(role="curator"))
+    _approve_pending(person)  # its copy of the flag (False) is out of date and not written
+    assert Person.objects.get(pk=person.pk).description == "edited in a form opened earlier"
     assert _flag(person) is True
     loaded = Person.objects.get(pk=person.pk)
     loaded.marked_historical = True
-    loaded.save()
+    records.record_update(record=loaded, by=user(role="curator"))
+    assert _flag(person) is True  # proposed only
+    _approve_pending(person)
     assert _flag(person) is False
+
+
+def test_a_stale_save_of_a_draft_does_not_write_its_old_flag(texts: dict[str, Source]) -> None:
+    author = user(role="curator")
+    person = Person(slug="zhou-lan", name="周澜")
+    records.record_create(record=person, by=author)
+    loaded = Person.objects.get(pk=person.pk)  # read while still uncited
+    cite(texts["novel"].passages.get(), "周澜", person=person)
+    assert _flag(person) is True
+    loaded.description = "edited in a form opened earlier"
+    records.record_update(record=loaded, by=author)
+    assert Person.objects.get(pk=person.pk).description == "edited in a form opened earlier"
+    assert _flag(person) is True
 
 
 def test_posts_and_participations_carry_their_own_flag(texts: dict[str, Source]) -> None:
@@ -104,7 +134,9 @@ def test_a_merge_gives_the_survivor_the_evidence_of_both(texts: dict[str, Source
     cite(texts["novel"].passages.get(), "周澜", person=real)
     cite(texts["history"].passages.get(), "周澜", person=invented)
     assert (_flag(real), _flag(invented)) == (True, False)
-    merge(real, invented, by=curator)
+    merge(survivor=real, duplicate=invented, by=curator)
+    assert (_flag(real), _flag(invented)) == (True, False)  # proposed only
+    _approve_pending(real)
     assert _flag(real) is False
     assert fiction.stale() == []
 
