@@ -345,10 +345,10 @@ def _apply_children(parent: Curated, children: dict[str, dict[str, Any]], *, by:
         by_attname = {field.attname: field for field in revisable_fields(model)}
         for key, values in rows.items():
             if key.startswith("new-"):
-                child = model(**{name: from_json(by_attname[name], value) for name, value in values.items()
+                added = model(**{name: from_json(by_attname[name], value) for name, value in values.items()
                                  if name in by_attname})
-                child.full_clean()
-                save_as(child, by=by, reason=reason)
+                added.full_clean()
+                save_as(added, by=by, reason=reason)
                 continue
             child = model._default_manager.filter(pk=int(key)).first()
             if child is None:
@@ -476,7 +476,7 @@ class DiffRow:
 def _shown(field: models.Field | None, value: Any) -> str:
     if value is None or value == "":
         return ""
-    if field is not None and field.is_relation and field.related_model is not None:
+    if field is not None and field.is_relation and isinstance(field.related_model, type):
         related = field.related_model._default_manager.filter(pk=value).first()
         return str(related) if related is not None else str(value)
     if field is not None and field.choices:
@@ -505,7 +505,7 @@ def describe(revision: Revision) -> list[DiffRow]:
     for name, pks in changes.get("m2m", {}).items():
         m2m = model._meta.get_field(name)
         related = m2m.related_model
-        assert isinstance(related, type)
+        assert isinstance(related, type) and issubclass(related, models.Model)
         old_names = sorted(str(obj) for obj in getattr(record, name).all()) if record is not None else []
         new_names = sorted(str(obj) for obj in related._default_manager.filter(pk__in=pks))
         rows.append(DiffRow(str(getattr(m2m, "verbose_name", name)), ", ".join(old_names), ", ".join(new_names)))
@@ -572,8 +572,8 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
         m2m = sorted({name for revision in mine for name in revision.changes.get("m2m", {})})
         fetch(model, {revision.record_id for revision in mine}, *m2m)
     for revision in revisions:
-        for label, rows in revision.changes.get("children", {}).items():
-            fetch(_child_model(label), {int(key) for key in rows if not key.startswith("new-")})
+        for label, child_rows in revision.changes.get("children", {}).items():
+            fetch(_child_model(label), {int(key) for key in child_rows if not key.startswith("new-")})
 
     # Every record a value names, published or proposed.
     wanted: dict[type[models.Model], set[Any]] = defaultdict(set)
@@ -599,8 +599,8 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
                 for attname, value in (values or {}).items():
                     field = child_fields.get(attname)
                     want(field, getattr(live, attname, None), value_of(field, value))
-    for model, pks in wanted.items():
-        fetch(model, pks)
+    for related_model, pks in wanted.items():
+        fetch(related_model, pks)
 
     described: dict[int, list[DiffRow]] = {}
     for revision in revisions:
