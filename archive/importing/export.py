@@ -142,6 +142,7 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
     )
     for m2m in model._meta.local_many_to_many:
         through = m2m.remote_field.through
+        assert through is not None  # Django sets it for every many-to-many field
         own = m2m.m2m_field_name()
         other = m2m.m2m_reverse_field_name()
         linked: dict[Any, list[list[Any]]] = {}

@@ -596,8 +596,8 @@ def prepare_records(records: Sequence[Record], *, using: str = "default") -> lis
     out: list[dict[str, Any]] = []
     for record in records:
         data = record.as_fixture()
+        assert record.model is not None
         model = record.model
-        assert model is not None
         row = existing.get((record.label, record.key)) if record.key is not None else None
         fields = data["fields"] = dict(data["fields"])
         for name in ("created_at", "updated_at"):

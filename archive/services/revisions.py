@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
@@ -213,7 +213,7 @@ def propose_change(
     *,
     record: Curated,
     by: Any,
-    m2m: dict[str, Iterable[Any]] | None = None,
+    m2m: Mapping[str, Iterable[Any]] | None = None,
     kind: str = RevisionKind.CHANGE,
 ) -> Revision | None:
     """Propose the fields (and many-to-many links) of the unsaved `record` as a change of its published row.
