@@ -10,7 +10,7 @@ records that are not yet public.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import django_filters
 from django import forms
@@ -45,6 +45,9 @@ FICTION_HELP = (
     "exclude (default): only records that are not fiction, and no citation of fiction in nested data; "
     "include: everything approved; only: fictional records alone."
 )
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class Moment(forms.Field):
@@ -84,7 +87,7 @@ class Moment(forms.Field):
         return moment, moment
 
 
-def _comparable(moment: dt.datetime, text: str, message: object) -> dt.datetime:
+def _comparable(moment: dt.datetime, text: str, message: StrOrPromise) -> dt.datetime:
     """The instant in UTC, as the database compares it; at the ends of the calendar there is none."""
     try:
         return moment.astimezone(dt.UTC)
