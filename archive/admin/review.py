@@ -82,7 +82,7 @@ _RELATED: dict[type[models.Model], tuple[str, ...]] = {
     ),
 }
 
-_MODELS_BY_NAME: dict[str, type[Curated]] = {model._meta.model_name: model for model in QUEUE_MODELS}
+_MODELS_BY_NAME: dict[str, type[Curated]] = {model._meta.label_lower.split(".")[1]: model for model in QUEUE_MODELS}
 
 # History reasons that are decisions, not contributions (as in `archive.services.review`).
 _DECISIONS = ("approved", "rejected")
@@ -128,6 +128,8 @@ class RevisionRow:
     lines: list[DiffLine]
     contributors: list[Any]
     evidence: list[Evidence] = field(default_factory=list)
+    # The record as published (None once a deletion or merge removed it).
+    record: Any = None
 
     @property
     def can_review(self) -> bool:
@@ -259,8 +261,8 @@ def _event_of(record: models.Model) -> Event | None:
     if isinstance(record, Citation):
         if record.event_id:
             return record.event
-        if record.participation_id:
-            return record.participation.event
+        if (participation := record.participation) is not None:
+            return participation.event
     return None
 
 
@@ -350,11 +352,16 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
     by_model: dict[type[models.Model], list[Revision]] = defaultdict(list)
     for revision in pending:
         by_model[revision.record_model].append(revision)
-    order = {model: n for n, model in enumerate(QUEUE_MODELS)}
+    order: dict[type[models.Model], int] = {model: n for n, model in enumerate(QUEUE_MODELS)}
     groups = []
     for model in sorted(by_model, key=lambda m: (order.get(m, len(order)), m._meta.model_name)):
         mine = by_model[model]
-        evidence = _revision_evidence(model, [revision.record_id for revision in mine])
+        pks = [revision.record_id for revision in mine]
+        evidence = _revision_evidence(model, pks)
+        published = {
+            record.pk: record
+            for record in model._default_manager.filter(pk__in=pks).select_related(*_RELATED.get(model, ()))
+        }
         rows = []
         for revision in mine:
             people = sorted(
@@ -374,6 +381,7 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
                     lines=lines,
                     contributors=people,
                     evidence=evidence.get(revision.record_id, []),
+                    record=published.get(revision.record_id),
                 )
             )
         groups.append({"name": model._meta.verbose_name_plural, "model": model._meta.model_name, "rows": rows})

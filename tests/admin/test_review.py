@@ -22,6 +22,7 @@ from archive.models import (
     PersonName,
     Revision,
     RevisionState,
+    Statement,
     Status,
 )
 from archive.services import records, revisions
@@ -450,3 +451,30 @@ def test_queue_query_count_does_not_grow_with_revisions(
     html = response.content.decode()
     assert html.count('class="review-record review-revision"') == 21  # 20 events and the person
     assert html.count("<ins>南京撤退</ins>") == 20
+
+
+def test_a_long_review_note_is_kept_whole_and_never_a_server_error(
+    reviewer_client: Client, curator: User, passage: Passage, event: Event
+) -> None:
+    note = "对照南京保卫战史第三章核对过：" + "the memoir and the history agree on the hour and the dock. " * 4
+    citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
+    key = f"citation-{citation.pk}"
+    assert reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": note}).status_code == 302
+    citation.refresh_from_db()
+    assert citation.status == Status.APPROVED and citation.review_note == note.strip()
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    response = reviewer_client.post(
+        URL, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": note}
+    )
+    assert response.status_code == 302
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.APPROVED and revision.review_note == note.strip()
+
+
+def test_a_statement_in_review_reaches_the_queue(reviewer_client: Client, passage: Passage, event: Event) -> None:
+    evidence = cite(passage, "傍晚", event=event, claim="at dusk")
+    statement = in_status(Statement(slug="st-dusk", field="date", value="1937-12-12", event=event), Status.IN_REVIEW)
+    statement.citations.add(evidence)
+    html = reviewer_client.get(URL).content.decode()
+    article = html.split(f'id="record-statement-{statement.pk}"', 1)[1].split("</article>", 1)[0]
+    assert "1937-12-12" in article and ">傍晚</mark>" in article
