@@ -10,6 +10,7 @@ Drafts are reported apart, once per model, by `drafts`.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import math
 import re
@@ -25,6 +26,7 @@ from archive.dating import NANJING
 from archive.models import (
     TARGET_FIELDS,
     Citation,
+    Curated,
     CuratorNote,
     Event,
     Location,
@@ -89,7 +91,17 @@ def approved_citations() -> models.QuerySet[Citation]:
 
 
 def _field(model: type[models.Model]) -> str:
-    return model._meta.model_name
+    return model._meta.label_lower.split(".")[1]
+
+
+# The records a curator's note or the drafts count may be about.
+_RECORD_MODELS: tuple[type[Curated], ...] = (*CITED_MODELS, Citation)
+
+
+def _bounds(event: Event) -> tuple[dt.datetime, dt.datetime]:
+    """The bounds of an event of `_published_events()`, which has both."""
+    assert event.earliest is not None and event.latest is not None
+    return event.earliest, event.latest
 
 
 # --------------------------------------------------------------------------- evidence
@@ -171,16 +183,21 @@ def quote_does_not_name() -> Iterator[Found]:
     # One quote that names who it is about is enough; the others may go on with 他.
     unnamed: dict[tuple[str, int], list[Citation]] = defaultdict(list)
     named: set[tuple[str, int]] = set()
-    records: dict[tuple[str, int], tuple[models.Model, object]] = {}
+    records: dict[tuple[str, int], tuple[Participation | Post, object]] = {}
     for citation in citations.order_by("pk"):
-        if citation.participation_id:
-            record = citation.participation
-            who = record.person or record.unit
-            forms = people.get(record.person_id, set()) if record.person_id else units.get(record.unit_id, set())
+        record: Participation | Post
+        if (participation := citation.participation) is not None:
+            record = participation
+            who: object = participation.person or participation.unit
+            if participation.person_id is not None:
+                forms = people.get(participation.person_id, set())
+            else:
+                forms = units.get(participation.unit_id or 0, set())
         else:
+            assert citation.post is not None  # the query keeps citations of a participation or a post
             record = citation.post
             who, forms = record.person, people.get(record.person_id, set())
-        key = (record._meta.model_name, record.pk)
+        key = (_field(type(record)), record.pk)
         records[key] = (record, who)
         if _names(forms, citation.quote):
             named.add(key)
@@ -189,9 +206,9 @@ def quote_does_not_name() -> Iterator[Found]:
     for key, missing in unnamed.items():
         if key in named:
             continue
-        record, who = records[key]
+        noted, who = records[key]
         quotes = "; ".join(f"«{c.quote}»" for c in missing)
-        yield record, f"no quote names {who}: {quotes}", [c.passage for c in missing]
+        yield noted, f"no quote names {who}: {quotes}", [c.passage for c in missing]
 
 
 # --------------------------------------------------------------------------- time
@@ -206,7 +223,9 @@ def sub_event_outside_parent() -> Iterator[Found]:
     events = _published_events().filter(parent__isnull=False, parent__earliest__isnull=False).select_related("parent")
     for event in events.order_by("slug"):
         parent = event.parent
-        if event.earliest < parent.earliest or event.latest > parent.latest:
+        assert parent is not None  # the query keeps events with a parent
+        (start, end), (parent_start, parent_end) = _bounds(event), _bounds(parent)
+        if start < parent_start or end > parent_end:
             yield (
                 event,
                 f"{when(event.earliest)}–{when(event.latest)} lies outside its parent "
@@ -221,7 +240,8 @@ def effect_before_cause() -> Iterator[Found]:
     events = events.select_related("follows")
     for event in events.order_by("slug"):
         cause = event.follows
-        if event.earliest < cause.earliest:
+        assert cause is not None  # the query keeps events that follow another
+        if _bounds(event)[0] < _bounds(cause)[0]:
             yield (
                 event,
                 f"begins at {when(event.earliest)}, before {cause.slug} it follows from ({when(cause.earliest)})",
@@ -239,7 +259,7 @@ def when(moment: object) -> str:
     return f"{moment.astimezone(NANJING):%Y-%m-%d %H:%M}"  # type: ignore[attr-defined]
 
 
-def _ancestors(event_id: int, parents: dict[int, int | None]) -> set[int]:
+def _ancestors(event_id: int | None, parents: dict[int, int | None]) -> set[int]:
     seen: set[int] = set()
     while event_id is not None and event_id not in seen:
         seen.add(event_id)
@@ -262,7 +282,7 @@ def _apart(first: set[int], second: set[int], places: dict[int, int | None]) -> 
 @check("person-in-two-places", Level.ERROR, "one person at two places in overlapping bounds")
 def person_in_two_places() -> Iterator[Found]:
     events = {e.pk: e for e in _published_events()}
-    precise = {pk for pk, e in events.items() if (e.latest - e.earliest).total_seconds() <= PRECISE}
+    precise = {pk for pk, e in events.items() if (_bounds(e)[1] - _bounds(e)[0]).total_seconds() <= PRECISE}
     parents = dict(Event.objects.values_list("pk", "parent_id"))
     places = dict(Location.objects.values_list("pk", "parent_id"))
     located: dict[int, set[int]] = defaultdict(set)
@@ -279,7 +299,8 @@ def person_in_two_places() -> Iterator[Found]:
     for entries in attended.values():
         for one, two in itertools.combinations(entries, 2):
             a, b = events[one.event_id], events[two.event_id]
-            if a.pk == b.pk or a.latest < b.earliest or b.latest < a.earliest:
+            (a_start, a_end), (b_start, b_end) = _bounds(a), _bounds(b)
+            if a.pk == b.pk or a_end < b_start or b_end < a_start:
                 continue
             if a.pk in _ancestors(b.pk, parents) or b.pk in _ancestors(a.pk, parents):
                 continue
@@ -424,6 +445,7 @@ def unranked_conflict() -> Iterator[Found]:
     fields: dict[tuple[str, int, str], list[Statement]] = defaultdict(list)
     for statement in _published_statements().exclude(field__in=list(MULTI_VALUED)).order_by("pk"):
         name = statement.target_field
+        assert name is not None  # a CHECK constraint: every statement is about one record
         fields[(name, getattr(statement, f"{name}_id"), statement.field)].append(statement)
     for values in fields.values():
         distinct = {(s.value, s.earliest, s.latest) for s in values if s.rank != Rank.DEPRECATED}
@@ -438,7 +460,7 @@ def unranked_conflict() -> Iterator[Found]:
 
 @check("stale-note", Level.WARNING, "a curator's note about a record that does not exist")
 def stale_note() -> Iterator[Found]:
-    models_by_name = {_field(m): m for m in (*CITED_MODELS, Citation)}
+    models_by_name = {_field(m): m for m in _RECORD_MODELS}
     for note in CuratorNote.objects.order_by("model", "record", "code"):
         model = models_by_name.get(note.model)
         if model is None or not model.objects.filter(slug=note.record).exists():
@@ -447,7 +469,7 @@ def stale_note() -> Iterator[Found]:
 
 @check("drafts", Level.INFO, "records not yet approved, which the audit leaves out")
 def drafts() -> Iterator[Found]:
-    for model in (*CITED_MODELS, Citation):
+    for model in _RECORD_MODELS:
         count = model.objects.exclude(status=APPROVED).count()
         if count:
             yield None, f"{count} {model._meta.verbose_name_plural} not approved (draft, in review or rejected)", []
