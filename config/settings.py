@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 import environ  # type: ignore[import-untyped]  # django-environ ships no type information
@@ -119,8 +120,8 @@ CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "0" if DEBUG else "60"))
 DB_CONNECT_TIMEOUT = int(os.environ.get("DB_CONNECT_TIMEOUT", "5"))
 
 
-def _database(url: str, connect_timeout: int) -> dict:
-    config = dict(dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True))
+def _database(url: str, connect_timeout: int) -> dict[str, Any]:
+    config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True))
     if config["ENGINE"] == "django.db.backends.postgresql":
         # A server that does not answer must not hang a worker.
         config.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
