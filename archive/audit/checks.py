@@ -375,6 +375,28 @@ def _fiction_evidence(record: models.Model) -> list[Passage]:
     return [c.passage for c in cited.select_related("passage__source").order_by("passage__seq")[:3]]
 
 
+# Words of a source copied into a curator's text: four Chinese characters or more.
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\U00020000-\U0003134f]{4,}")
+
+
+def _quoted_from_fiction(text: str, record: models.Model) -> str | None:
+    """A run of the text's Chinese that the record's fiction passages hold and its other passages do not."""
+    runs = [fold(run) for run in _CJK_RUN.findall(text)]
+    if not runs:
+        return None
+    cited = Citation.objects.filter(status=APPROVED, **{_field(type(record)): record}).select_related("passage")
+    fiction, history = "", ""
+    for citation in cited.only("passage__text", "passage__source__is_fiction").select_related("passage__source"):
+        if citation.passage.source.is_fiction:
+            fiction += fold(citation.passage.text) + "\n"
+        else:
+            history += fold(citation.passage.text) + "\n"
+    for run in runs:
+        if run in fiction and run not in history:
+            return run
+    return None
+
+
 @check("fiction-in-text", Level.ERROR, "a historical record whose own text repeats what fiction says")
 def fiction_in_text() -> Iterator[Found]:
     texts = {
@@ -388,12 +410,15 @@ def fiction_in_text() -> Iterator[Found]:
     for model, fields in texts.items():
         for record in model.objects.filter(status=APPROVED, fictional=False).order_by("slug"):
             for name in fields:
-                match = FICTION_MARKERS.search(getattr(record, name))
-                if match:
+                text = getattr(record, name)
+                match = FICTION_MARKERS.search(text)
+                quoted = None if match else _quoted_from_fiction(text, record)
+                if match or quoted:
+                    said = f"speaks of fiction («…{match.group(0)}…»)" if match else f"quotes fiction («{quoted}»)"
                     yield (
                         record,
-                        f"its {name} speaks of fiction («…{match.group(0)}…») in the default view; "
-                        "what only fiction says belongs on the fiction's citations",
+                        f"its {name} {said} in the default view; what only fiction says belongs on the fiction's "
+                        "citations",
                         _fiction_evidence(record),
                     )
                     break

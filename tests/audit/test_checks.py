@@ -152,7 +152,13 @@ def test_fiction_in_text(history, novel) -> None:  # type: ignore[no-untyped-def
     cite(novel.passages.get(seq=1), "中山路失火", event=invented)  # a fictional record may say so
     dated = event(slug="dated", date_text="散会后；小说：晚上8点")
     cite(p(history, 2), "小火轮", event=dated)
-    assert found("fiction-in-text") == {"mixed", "dated"}
+    quoting = event(slug="quoting", description="Tang goes to the pier: 唐司令坐车去码头.")
+    cite(p(history, 2), "唐生智在煤炭港码头", event=quoting)
+    cite(novel.passages.get(seq=1), "唐司令坐车去码头", event=quoting)
+    both = event(slug="both-say-it", description="召开会议 at 17:00.")  # the history says it too
+    cite(p(history, 1), "召开会议", event=both)
+    cite(novel.passages.get(seq=1), "唐司令坐车去码头", event=both)
+    assert found("fiction-in-text") == {"mixed", "dated", "quoting"}
 
 
 def test_fiction_only_value(history, novel) -> None:  # type: ignore[no-untyped-def]
