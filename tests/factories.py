@@ -11,8 +11,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from archive.services import review as curation
 from archive.models import Citation, Passage, Source, Status
+from archive.services import review as curation
 from archive.text.segment import sha256_text, split_passages
 
 _counter = itertools.count(1)

@@ -41,7 +41,6 @@ from import_export.formats import base_formats
 from archive.locking import ConcurrentEdit
 from archive.models import (
     Citation,
-    Curated,
     Event,
     Location,
     LocationAlias,

@@ -211,7 +211,7 @@ def test_a_shell_call_cannot_approve_ones_own_record(reviewer: User) -> None:
 def test_a_script_cannot_change_a_published_record_in_place(reviewer: User) -> None:
     tang = person(status=Status.APPROVED, description="原文")
     tang.description = "改过"
-    with pytest.raises(ValidationError, match="archive.services"):
+    with pytest.raises(ValidationError, match=r"archive\.services"):
         tang.save()
     assert Person.objects.get(pk=tang.pk).description == "原文"
 

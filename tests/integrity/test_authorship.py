@@ -20,8 +20,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from archive.services import review as curation
 from archive.models import Passage, Person, Source, Status
+from archive.services import review as curation
 from tests.admin.helpers import change_url, client_for, form_data, person, user
 from tests.importing.helpers import run
 
