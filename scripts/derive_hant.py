@@ -29,11 +29,13 @@ def main(force: bool = False) -> int:
         source = hans.get((entry.msgctxt, entry.msgid))
         if source is None:
             continue
+        # A fuzzy entry holds makemessages' guess from another msgid: never keep it.
+        stale = "fuzzy" in entry.flags
         if entry.msgid_plural:
-            if force or not any(entry.msgstr_plural.values()):
+            if force or stale or not any(entry.msgstr_plural.values()):
                 entry.msgstr_plural = {k: to_hant.convert(v) for k, v in source.msgstr_plural.items()}
                 filled += 1
-        elif force or not entry.msgstr:
+        elif force or stale or not entry.msgstr:
             entry.msgstr = to_hant.convert(source.msgstr)
             filled += 1
         if "fuzzy" in entry.flags and (entry.msgstr or any(entry.msgstr_plural.values())):

@@ -135,6 +135,10 @@ class RevisionRow:
     def can_review(self) -> bool:
         return self.reason is None
 
+    @property
+    def names(self) -> str:
+        return ", ".join(person.get_username() for person in self.contributors)
+
 
 def record_key(record: models.Model) -> str:
     return f"{record._meta.model_name}-{record.pk}"
