@@ -49,8 +49,8 @@ def bounds(value: str) -> tuple[dt.datetime | None, dt.datetime | None]:
             moment = moment.replace(tzinfo=NANJING)
         return moment, moment
     try:
-        lower = parsed.lower_strict()  # type: ignore[attr-defined]
-        upper = parsed.upper_strict()  # type: ignore[attr-defined]
+        lower = parsed.lower_strict()  # type: ignore[attr-defined]  # edtf does not declare the strict bounds
+        upper = parsed.upper_strict()  # type: ignore[attr-defined]  # edtf does not declare the strict bounds
         first, last = _day(lower), _day(upper)
     except (ValueError, OverflowError, AttributeError) as exc:
         raise BadDate(f"“{value}” has no bounds on the real timeline.") from exc

@@ -72,7 +72,7 @@ def _snapshot(model: type[models.Model], pk: Any, version: int, using: str) -> d
 
 def _display(field: models.Field, value: Any, using: str) -> Any:
     if field.is_relation and value is not None:
-        related = field.related_model._default_manager.using(using).filter(pk=value).first()  # type: ignore[union-attr]
+        related = field.related_model._default_manager.using(using).filter(pk=value).first()  # type: ignore[union-attr]  # a loaded relation names its model, never "self"
         return related if related is not None else value
     if field.choices:
         return dict(field.flatchoices).get(value, value)
@@ -124,7 +124,7 @@ class ConcurrentEdit(ValidationError):
         self.record = record
         self.loaded_version = loaded_version
         self.current = current
-        self.current_version: int = current.version  # type: ignore[attr-defined]
+        self.current_version: int = current.version  # type: ignore[attr-defined]  # a curated row
         self.changed_by = getattr(current, "modified_by", None)
         self.changes = changes_since(model, record.pk, loaded_version, current, using=using, fallback=fallback)
         who = str(self.changed_by) if self.changed_by is not None else _("someone else")

@@ -82,7 +82,7 @@ class RequestLogMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request_id = _request_id(request)
-        request.request_id = request_id  # type: ignore[attr-defined]
+        request.request_id = request_id  # type: ignore[attr-defined]  # a mark on the request, read later in it
         token = _current.set({"request_id": request_id, "method": request.method or "", "path": request.path})
         counts: dict[str, int] = {}
         started = time.perf_counter()

@@ -123,17 +123,17 @@ def _columns(record: models.Model, choice: dict[str, list[Account]]) -> dict[str
             latest=best.latest if best else None,
         )
     if isinstance(record, Participation) and first.get(StatementField.ROLE):
-        values["role"] = first[StatementField.ROLE].value  # type: ignore[union-attr]
+        values["role"] = first[StatementField.ROLE].value  # type: ignore[union-attr]  # checked for None just before
     if isinstance(record, Post):
         if first.get(StatementField.TITLE):
-            values["title"] = first[StatementField.TITLE].value  # type: ignore[union-attr]
+            values["title"] = first[StatementField.TITLE].value  # type: ignore[union-attr]  # checked for None just before
         for name in (StatementField.DATE_FROM, StatementField.DATE_TO):
             if name in first:
-                values[str(name)] = first[name].value if first[name] else ""  # type: ignore[union-attr]
+                values[str(name)] = first[name].value if first[name] else ""  # type: ignore[union-attr]  # checked for None in the same expression
     if isinstance(record, Person):
         for name in (StatementField.BIRTH, StatementField.DEATH):
             if name in first:
-                values[str(name)] = first[name].value if first[name] else ""  # type: ignore[union-attr]
+                values[str(name)] = first[name].value if first[name] else ""  # type: ignore[union-attr]  # checked for None in the same expression
     if isinstance(record, Location) and StatementField.COORDINATES in first:
         best = first[StatementField.COORDINATES]
         latitude, longitude = parse_coordinates(best.value) if best else (None, None)
@@ -222,7 +222,7 @@ def statement_create(
 
 def _free_slug(statement: Statement) -> str:
     target = statement.target
-    base = f"{target.slug}--{statement.field.replace('_', '-')}"  # type: ignore[union-attr]
+    base = f"{target.slug}--{statement.field.replace('_', '-')}"  # type: ignore[union-attr]  # a statement always has a target
     taken = set(Statement.objects.filter(slug__startswith=base).values_list("slug", flat=True))
     number = 1
     while f"{base}-{number}" in taken:

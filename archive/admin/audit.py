@@ -62,6 +62,6 @@ class CuratorNoteAdmin(AuditedAdmin):
 
     def save_model(self, request: HttpRequest, obj: CuratorNote, form: Any, change: bool) -> None:
         if not change:
-            obj.created_by = request.user  # type: ignore[assignment]
-        obj._history_user = request.user  # type: ignore[attr-defined]
+            obj.created_by = request.user  # type: ignore[assignment]  # admin views have a signed-in user
+        obj._history_user = request.user  # type: ignore[attr-defined]  # set here for a later reader
         super().save_model(request, obj, form, change)

@@ -149,7 +149,7 @@ def _is_revert(request: HttpRequest, model: type[Model]) -> bool:
 
 def _untracked_fields(model: type[Model]) -> list[str]:
     """Concrete fields that simple-history does not keep (e.g. a source's full text)."""
-    history_model = model.history.model  # type: ignore[attr-defined]
+    history_model = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
     tracked = {field.attname for field in history_model._meta.concrete_fields}
     return [field.attname for field in model._meta.concrete_fields if field.attname not in tracked]
 
@@ -169,7 +169,7 @@ class SearchMixin:
 
             return filter_queryset(queryset, search_term), False
         except (ImportError, TypeError, ValueError):
-            return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
+            return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]  # a mixin: the class it joins has the method
 
 
 class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
@@ -200,7 +200,7 @@ class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
         if not records.is_published(form.instance):
             formset.save_m2m()
         if proposed:
-            request._archive_proposed = True  # type: ignore[attr-defined]
+            request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
 
 
 class VersionCheckedForm(forms.ModelForm):
@@ -313,9 +313,9 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             pending = revisions.pending_revision(record)
             if pending is not None:
                 revisions.with_pending(record, pending)
-                record._pending_revision = pending  # type: ignore[attr-defined]
+                record._pending_revision = pending  # type: ignore[attr-defined]  # set here for a later reader
             else:
-                record._revision_shown = 0  # type: ignore[attr-defined]
+                record._revision_shown = 0  # type: ignore[attr-defined]  # set here for a later reader
         return record
 
     def has_review_permission(self, request: HttpRequest) -> bool:
@@ -346,7 +346,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
                 obj._revision_shown = pending.version if pending is not None else 0
                 records.record_update(record=obj, by=request.user, kind=RevisionKind.REVERT)
                 obj._archive_kind = None
-                request._archive_proposed = True  # type: ignore[attr-defined]
+                request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
             return
         if _is_revert(request, self.model):
             self._prepare_revert(request, obj)
@@ -368,8 +368,8 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             if field.name in form.cleaned_data
         }
         revision = records.record_update(record=obj, by=request.user, m2m=links, kind=kind)
-        request._archive_proposed = True  # type: ignore[attr-defined]
-        request._archive_revision = revision  # type: ignore[attr-defined]
+        request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
+        request._archive_revision = revision  # type: ignore[attr-defined]  # a mark on the request, read later in it
         for formset in formsets:
             self.save_formset(request, form, formset, change=change)
 
@@ -406,7 +406,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
         if records.record_delete(record=obj, by=request.user) is not None:
-            request._archive_proposed = True  # type: ignore[attr-defined]
+            request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         for record in self._records(queryset):
@@ -523,7 +523,7 @@ class CuratedInlineMixin:
     """An inline of a curated child (post, participation, citation): status shown, never edited."""
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        readonly = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
+        readonly = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]  # a mixin: the class it joins has the method
         return [*readonly, "status"] if "status" not in readonly else readonly
 
 
@@ -536,11 +536,11 @@ class ChildAdmin(SpreadsheetImportMixin, AuditedAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
         # A revert form never "has changed"; the services compare with the stored row instead.
         if records.child_save(child=obj, parent_field=self.parent_field, by=request.user) is not None:
-            request._archive_proposed = True  # type: ignore[attr-defined]
+            request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
         if records.child_delete(child=obj, parent_field=self.parent_field, by=request.user) is not None:
-            request._archive_proposed = True  # type: ignore[attr-defined]
+            request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         for child in queryset:
@@ -598,9 +598,9 @@ class MergeMixin:
     def merge_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         from archive.services import merges
 
-        records = list(self.model._default_manager.filter(pk__in=queryset.values("pk")))  # type: ignore[attr-defined]
+        records = list(self.model._default_manager.filter(pk__in=queryset.values("pk")))  # type: ignore[attr-defined]  # a mixin of ModelAdmin
         if len(records) != 2:
-            self.message_user(request, _("Select exactly two records to merge."), messages.ERROR)  # type: ignore[attr-defined]
+            self.message_user(request, _("Select exactly two records to merge."), messages.ERROR)  # type: ignore[attr-defined]  # a mixin of ModelAdmin
             return None
         chosen = str(request.POST.get("survivor", ""))
         if "apply" in request.POST and chosen in {str(record.pk) for record in records}:
@@ -611,7 +611,7 @@ class MergeMixin:
                 outcome = merges.merge(survivor=survivor, duplicate=duplicate, by=request.user)
             except (PermissionDenied, ValidationError) as exc:
                 text: StrOrPromise = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
-                self.message_user(request, text, messages.ERROR)  # type: ignore[attr-defined]
+                self.message_user(request, text, messages.ERROR)  # type: ignore[attr-defined]  # a mixin of ModelAdmin
             else:
                 if isinstance(outcome, Revision):
                     text = _(
@@ -620,14 +620,14 @@ class MergeMixin:
                     )
                 else:
                     text = _("Merged %(old)s into %(survivor)s; the survivor is now in review.")
-                self.message_user(  # type: ignore[attr-defined]
+                self.message_user(  # type: ignore[attr-defined]  # a mixin of ModelAdmin
                     request, text % {"old": old_slug, "survivor": survivor.slug}, messages.SUCCESS
                 )
             return None
         context = {
-            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
-            "title": _("Merge two %(records)s") % {"records": self.opts.verbose_name_plural},  # type: ignore[attr-defined]
-            "opts": self.opts,  # type: ignore[attr-defined]
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]  # a mixin of ModelAdmin
+            "title": _("Merge two %(records)s") % {"records": self.opts.verbose_name_plural},  # type: ignore[attr-defined]  # a mixin of ModelAdmin
+            "opts": self.opts,  # type: ignore[attr-defined]  # a mixin of ModelAdmin
             "records": records,
             "action": "merge_selected",
             "action_checkbox_name": ACTION_CHECKBOX_NAME,

@@ -478,13 +478,13 @@ def _form_from_selection(request: HttpRequest, passage: Passage) -> tuple[Citati
         end = anchor.utf16_to_codepoint(text, end16)
     except ValueError:
         form = CitationForm(passage=passage)
-        form.selection_error = _(  # type: ignore[attr-defined]
+        form.selection_error = _(  # type: ignore[attr-defined]  # set here for a later reader
             "Select the words to cite in the passage: the selection is missing or does not fall on whole characters."
         )
         return form, 400 if "start" in request.GET or "end" in request.GET else 200
     if end <= start:
         form = CitationForm(passage=passage)
-        form.selection_error = _("The selection is empty.")  # type: ignore[attr-defined]
+        form.selection_error = _("The selection is empty.")  # type: ignore[attr-defined]  # set here for a later reader
         return form, 400
     initial: dict[str, Any] = {"start": start16, "end": end16, "quote": text[start:end]}
     if request.GET.get("target_type") in TARGET_MODELS:

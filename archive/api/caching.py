@@ -110,7 +110,7 @@ def fetch(key: str | None) -> HttpResponse | None:
     if not isinstance(stored, Stored):
         return None
     response = HttpResponse(stored.content, headers=dict(stored.headers))
-    response.archive_last_modified = stored.last_modified  # type: ignore[attr-defined]
+    response.archive_last_modified = stored.last_modified  # type: ignore[attr-defined]  # set here for a later reader
     return response
 
 

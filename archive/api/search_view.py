@@ -123,7 +123,7 @@ class SearchView(GenericAPIView):
                 types=_types(request),
             )
             # The paginator pages any sequence; the stubs ask for a queryset.
-            page: list[Any] | None = self.paginate_queryset(results)  # type: ignore[arg-type]
+            page: list[Any] | None = self.paginate_queryset(results)  # type: ignore[arg-type]  # the paginator pages any sequence
         except search.QueryError as error:
             raise ValidationError({error.param: [error.message]}) from error
         except search.SearchBackendError as error:

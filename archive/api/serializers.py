@@ -93,7 +93,7 @@ def ref(record: Any, request: Any) -> dict[str, Any] | None:
 def place_ref(place: Location | None, request: Any) -> dict[str, Any] | None:
     if place is None:
         return None
-    return {**ref(place, request), "parent": ref(place.parent, request)}  # type: ignore[dict-item]
+    return {**ref(place, request), "parent": ref(place.parent, request)}  # type: ignore[dict-item]  # ref answers None for no parent
 
 
 class RefSerializer(serializers.Serializer):

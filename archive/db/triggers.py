@@ -82,7 +82,7 @@ def drop(apps: object, schema_editor: object) -> None:
 
 
 def _run(schema_editor: object, sqlite: list[str], postgres: list[str]) -> None:
-    vendor = schema_editor.connection.vendor  # type: ignore[attr-defined]
+    vendor = schema_editor.connection.vendor  # type: ignore[attr-defined]  # a schema editor, passed untyped by the migration
     statements = {"sqlite": sqlite, "postgresql": postgres}.get(vendor, [])
     for statement in statements:
-        schema_editor.execute(statement)  # type: ignore[attr-defined]
+        schema_editor.execute(statement)  # type: ignore[attr-defined]  # a schema editor, passed untyped by the migration

@@ -25,7 +25,7 @@ BATCH_SIZE = 2000
 
 
 def _history_model(model: type[models.Model]) -> type[models.Model]:
-    return model.history.model  # type: ignore[attr-defined]
+    return model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
 
 
 def _historical_rows(
@@ -33,7 +33,7 @@ def _historical_rows(
 ) -> list[models.Model]:
     """The historical records simple-history would write, built in memory."""
     history_model = _history_model(model)
-    tracked = history_model.tracked_fields  # type: ignore[attr-defined]
+    tracked = history_model.tracked_fields  # type: ignore[attr-defined]  # simple-history adds it and ships no types
     return [
         history_model(
             history_date=when,

@@ -103,7 +103,7 @@ def _record_load_history(objs: dict[type[models.Model], list[models.Model]], rea
     """
     created = changed = 0
     for model, rows in objs.items():
-        history_model = model.history.model  # type: ignore[attr-defined]
+        history_model = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
         tracked = history_model.tracked_fields
         latest: dict[Any, models.Model] = {}
         for row in history_model._default_manager.using(using).filter(id__in=[o.pk for o in rows]).order_by(

@@ -296,13 +296,13 @@ class _Checker:
                 self.problem(record, name, _("a many-to-many field holds a list"))
                 continue
             for item in values:
-                if not self.resolves(related, item, record.file):  # type: ignore[arg-type]
+                if not self.resolves(related, item, record.file):  # type: ignore[arg-type]  # checked by _related_model before
                     self.problem(
                         record,
                         name,
                         _("the key %(key)s resolves to nothing: no %(model)s with it in the database or earlier in "
                           "the files") % {"key": json.dumps(item, ensure_ascii=False),
-                                          "model": related._meta.label_lower},  # type: ignore[union-attr]
+                                          "model": related._meta.label_lower},  # type: ignore[union-attr]  # checked by _related_model before
                     )
 
     # record kinds
@@ -637,7 +637,7 @@ def _related_model(model: type[models.Model], name: str) -> type[models.Model] |
         return None
     if not model_field.concrete or model_field.related_model is None:
         return None
-    return model_field.related_model  # type: ignore[return-value]
+    return model_field.related_model  # type: ignore[return-value]  # a loaded relation names its model, never "self"
 
 
 def _is_many(model: type[models.Model], name: str) -> bool:

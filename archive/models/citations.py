@@ -57,7 +57,7 @@ class FoldedQuoteAndClaim(models.TextField):
     """
 
     def pre_save(self, model_instance: models.Model, add: bool) -> str:
-        value = fold_quote_and_claim(model_instance.quote, model_instance.claim)  # type: ignore[attr-defined]
+        value = fold_quote_and_claim(model_instance.quote, model_instance.claim)  # type: ignore[attr-defined]  # the field belongs to Citation only
         setattr(model_instance, self.attname, value)
         return value
 

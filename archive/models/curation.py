@@ -40,7 +40,7 @@ class CuratedQuerySet(models.QuerySet):
         return self.filter(status=Status.APPROVED)
 
 
-class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignore[misc]
+class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignore[misc]  # a manager class built at run time
     """Natural keys by slug, so that fixtures link records by key, not by id."""
 
     def get_by_natural_key(self, slug: str) -> Any:

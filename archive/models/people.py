@@ -75,4 +75,4 @@ class PersonName(models.Model):
     def natural_key(self) -> tuple[str, str]:
         return (*self.person.natural_key(), self.name)
 
-    natural_key.dependencies = ["archive.person"]  # type: ignore[attr-defined]
+    natural_key.dependencies = ["archive.person"]  # type: ignore[attr-defined]  # Django reads this attribute of the method

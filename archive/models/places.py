@@ -99,4 +99,4 @@ class LocationAlias(models.Model):
     def natural_key(self) -> tuple[str, str]:
         return (*self.location.natural_key(), self.name)
 
-    natural_key.dependencies = ["archive.location"]  # type: ignore[attr-defined]
+    natural_key.dependencies = ["archive.location"]  # type: ignore[attr-defined]  # Django reads this attribute of the method

@@ -167,7 +167,7 @@ class Passage(models.Model):
     def natural_key(self) -> tuple[str, int]:
         return (self.source.slug, self.seq)
 
-    natural_key.dependencies = ["archive.source"]  # type: ignore[attr-defined]
+    natural_key.dependencies = ["archive.source"]  # type: ignore[attr-defined]  # Django reads this attribute of the method
 
     def clean(self) -> None:
         errors: dict[str, Any] = {}

@@ -80,7 +80,7 @@ class UnitAlias(models.Model):
     def natural_key(self) -> tuple[str, str]:
         return (*self.unit.natural_key(), self.name)
 
-    natural_key.dependencies = ["archive.unit"]  # type: ignore[attr-defined]
+    natural_key.dependencies = ["archive.unit"]  # type: ignore[attr-defined]  # Django reads this attribute of the method
 
 
 class Post(Cited):

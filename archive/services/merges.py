@@ -209,11 +209,11 @@ def merge_now(survivor: Curated, duplicate: Curated, *, by: Any, reason: str, pu
             LocationAlias, "location", survivor, duplicate, by=by, reason=reason, primary={"note": reason[:300]}
         )
         _move(Citation, "location", duplicate, survivor, by=by, reason=reason)
-        _move_event_locations(survivor, duplicate, by=by, reason=reason)  # type: ignore[arg-type]
+        _move_event_locations(survivor, duplicate, by=by, reason=reason)  # type: ignore[arg-type]  # only persons, units and places are merged
         _move_parent_links(Location, survivor, duplicate, by=by, reason=reason)
 
     if getattr(duplicate, "marked_historical", False):
-        survivor.marked_historical = True  # type: ignore[attr-defined]
+        survivor.marked_historical = True  # type: ignore[attr-defined]  # only persons, units and places are merged
     _redirect(survivor, duplicate, by=by, reason=reason)
 
     # Saved before the duplicate goes, since the survivor may have been its child.

@@ -125,8 +125,8 @@ def with_pending(record: Curated, revision: Revision | None = None) -> Curated:
     for attname, value in revision.changes.get("fields", {}).items():
         if attname in by_attname:
             setattr(record, attname, from_json(by_attname[attname], value))
-    record._revision_shown = revision.version  # type: ignore[attr-defined]
-    record._revision_m2m = revision.changes.get("m2m", {})  # type: ignore[attr-defined]
+    record._revision_shown = revision.version  # type: ignore[attr-defined]  # set here for a later reader
+    record._revision_m2m = revision.changes.get("m2m", {})  # type: ignore[attr-defined]  # set here for a later reader
     return record
 
 
@@ -551,7 +551,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
         joins = [f.name for f in shallow] + [  # what str() of a row may read: a link and its own required links
             f"{f.name}__{sub.name}"
             for f in shallow
-            for sub in f.related_model._meta.concrete_fields  # type: ignore[union-attr]
+            for sub in f.related_model._meta.concrete_fields  # type: ignore[union-attr]  # a loaded relation names its model, never "self"
             if sub.many_to_one and not sub.null and sub.name not in BOOKKEEPING
         ]
         rows = model._default_manager.filter(pk__in=pks).select_related(*joins).prefetch_related(*prefetch)
@@ -559,7 +559,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
 
     def shown(field: models.Field | None, value: Any) -> str:
         if field is not None and field.is_relation and field.related_model is not None and value not in (None, ""):
-            related = found[field.related_model].get(value)  # type: ignore[index]
+            related = found[field.related_model].get(value)  # type: ignore[index]  # a loaded relation names its model, never "self"
             return str(related) if related is not None else str(value)
         return _shown(field, value)
 
@@ -580,7 +580,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
 
     def want(field: models.Field | None, *values: Any) -> None:
         if field is not None and field.is_relation and field.related_model is not None:
-            wanted[field.related_model].update(v for v in values if v not in (None, ""))  # type: ignore[index]
+            wanted[field.related_model].update(v for v in values if v not in (None, ""))  # type: ignore[index]  # a loaded relation names its model, never "self"
 
     for revision in revisions:
         model = revision.record_model
@@ -590,7 +590,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
             field = fields.get(attname)
             want(field, getattr(record, attname, None), value_of(field, value))
         for name, pks in revision.changes.get("m2m", {}).items():
-            wanted[model._meta.get_field(name).related_model].update(pks)  # type: ignore[index]
+            wanted[model._meta.get_field(name).related_model].update(pks)  # type: ignore[index]  # a loaded relation names its model, never "self"
         for label, children in revision.changes.get("children", {}).items():
             child_model = _child_model(label)
             child_fields = {field.attname: field for field in revisable_fields(child_model)}
@@ -622,7 +622,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
             rows.append(DiffRow(label, shown(field, old), shown(field, value_of(field, value))))
         for name, pks in changes.get("m2m", {}).items():
             m2m_field = model._meta.get_field(name)
-            related = found[m2m_field.related_model]  # type: ignore[index]
+            related = found[m2m_field.related_model]  # type: ignore[index]  # a loaded relation names its model, never "self"
             old_names = sorted(str(obj) for obj in getattr(record, name).all()) if record is not None else []
             new_names = sorted(str(related[pk]) for pk in pks if pk in related)
             rows.append(
