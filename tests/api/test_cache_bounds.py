@@ -8,6 +8,7 @@ a transaction that has written stores nothing.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,12 +18,13 @@ from django.test import Client
 from django.test.utils import override_settings
 
 from archive.api.bounded_cache import BoundedMemoryCache, entry_size
+from archive.dating import NANJING
 from archive.models import Event, Person
 from tests.factories import approved
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CEILING = 96 * 1024
+CEILING = 256 * 1024
 
 
 @pytest.fixture(autouse=True)
@@ -48,9 +50,13 @@ def _small_cache(settings: Any) -> Iterator[BoundedMemoryCache]:
 
 
 def _world() -> None:
-    for n in range(30):
-        approved(Person(slug=f"person-{n}", name=f"人物{n}" * 20, side="chinese"))
-    approved(Event(slug="retreat-order", title="唐生智下令撤退", kind="order", date="1937-12-12"))
+    for n in range(12):
+        approved(Person(slug=f"person-{n}", name=f"人物{n}", side="chinese"))
+    for n, day in enumerate((11, 12, 13)):
+        approved(Event(slug=f"event-{n}", title=f"南京之事{n}", kind="order", date=f"1937-12-{day}",
+                       earliest=dt.datetime(1937, 12, day, tzinfo=NANJING),
+                       latest=dt.datetime(1937, 12, day, 23, 59, tzinfo=NANJING),
+                       description="唐生智下令撤退，第七十四军自挹江门出城。" * 10))
 
 
 def _held(store: BoundedMemoryCache) -> int:
@@ -61,7 +67,7 @@ def test_four_hundred_requests_with_junk_parameters_store_nothing(_small_cache: 
     _world()
     client = Client()
     assert client.get("/api/v1/persons/").status_code == 200
-    assert len(_small_cache._cache) == 1
+    assert len(_small_cache._cache) == 1, len(_small_cache._cache)
     for n in range(400):
         response = client.get("/api/v1/persons/", {f"junk{n}": "x" * 200, "utm": str(n)})
         assert response.status_code == 400
@@ -73,14 +79,16 @@ def test_four_hundred_requests_with_junk_parameters_store_nothing(_small_cache: 
 def test_four_hundred_distinct_valid_requests_stay_under_the_ceiling(_small_cache: BoundedMemoryCache) -> None:
     _world()
     client = Client()
+    stored = 0
     for n in range(400):
-        size, page = n % 30 + 1, n // 30 + 1
-        response = client.get("/api/v1/persons/", {"page_size": size, "page": page})
-        assert response.status_code in (200, 404)
+        before = f"2100-01-01T00:{n // 60:02d}:{n % 60:02d}"
+        response = client.get("/api/v1/events/", {"page_size": n % 3 + 1, "before": before})
+        assert response.status_code == 200
+        stored += len(response.content)
         assert _small_cache.bytes_held <= CEILING
+    assert stored > CEILING  # the answers together would not fit: the oldest were evicted
     assert 0 < _small_cache.bytes_held == _held(_small_cache) <= CEILING
-    # The most recent pages are kept: the last request is answered from the store.
-    assert len(_small_cache._cache) > 1
+    assert 1 < len(_small_cache._cache) < 400
 
 
 @pytest.mark.parametrize(
@@ -127,7 +135,7 @@ def test_equivalent_requests_share_one_entry(_small_cache: BoundedMemoryCache, s
         assert response.status_code == 200, (params, headers, response.content[:300])
         assert response["Content-Type"] == "application/json"
         bodies.add(response.content)
-    assert len(_small_cache._cache) == 1
+    assert len(_small_cache._cache) == 1, [len(body) for body in bodies]
     assert len(bodies) == 1
 
 
