@@ -379,22 +379,30 @@ def _fiction_evidence(record: models.Model) -> list[Passage]:
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\U00020000-\U0003134f]{4,}")
 
 
-def _quoted_from_fiction(text: str, record: models.Model) -> str | None:
+def _quoted_from_fiction(text: str, passages: list[tuple[str, bool]]) -> str | None:
     """A run of the text's Chinese that the record's fiction passages hold and its other passages do not."""
     runs = [fold(run) for run in _CJK_RUN.findall(text)]
-    if not runs:
-        return None
-    cited = Citation.objects.filter(status=APPROVED, **{_field(type(record)): record}).select_related("passage")
-    fiction, history = "", ""
-    for citation in cited.only("passage__text", "passage__source__is_fiction").select_related("passage__source"):
-        if citation.passage.source.is_fiction:
-            fiction += fold(citation.passage.text) + "\n"
-        else:
-            history += fold(citation.passage.text) + "\n"
+    fiction = "\n".join(folded for folded, is_fiction in passages if is_fiction)
+    history = "\n".join(folded for folded, is_fiction in passages if not is_fiction)
     for run in runs:
         if run in fiction and run not in history:
             return run
     return None
+
+
+def _cited_passages(model: type[models.Model]) -> dict[int, list[tuple[str, bool]]]:
+    """Each record's approved passages, folded once, with whether they are fiction."""
+    field = _field(model)
+    folded: dict[int, str] = {}
+    cited: dict[int, list[tuple[str, bool]]] = defaultdict(list)
+    rows = Citation.objects.filter(status=APPROVED, **{f"{field}__isnull": False}).values_list(
+        field, "passage_id", "passage__text", "passage__source__is_fiction"
+    )
+    for record_id, passage_id, text, is_fiction in rows.distinct():
+        if passage_id not in folded:
+            folded[passage_id] = fold(text)
+        cited[record_id].append((folded[passage_id], is_fiction))
+    return cited
 
 
 @check("fiction-in-text", Level.ERROR, "a historical record whose own text repeats what fiction says")
@@ -408,11 +416,12 @@ def fiction_in_text() -> Iterator[Found]:
         Participation: ("note",),
     }
     for model, fields in texts.items():
+        passages = _cited_passages(model)
         for record in model.objects.filter(status=APPROVED, fictional=False).order_by("slug"):
             for name in fields:
                 text = getattr(record, name)
                 match = FICTION_MARKERS.search(text)
-                quoted = None if match else _quoted_from_fiction(text, record)
+                quoted = None if match else _quoted_from_fiction(text, passages.get(record.pk, []))
                 if match or quoted:
                     said = f"speaks of fiction («…{match.group(0)}…»)" if match else f"quotes fiction («{quoted}»)"
                     yield (
@@ -485,10 +494,15 @@ def unranked_conflict() -> Iterator[Found]:
 
 @check("stale-note", Level.WARNING, "a curator's note about a record that does not exist")
 def stale_note() -> Iterator[Found]:
-    models_by_name = {_field(m): m for m in _RECORD_MODELS}
-    for note in CuratorNote.objects.order_by("model", "record", "code"):
-        model = models_by_name.get(note.model)
-        if model is None or not model.objects.filter(slug=note.record).exists():
+    notes = list(CuratorNote.objects.order_by("model", "record", "code"))
+    existing: set[tuple[str, str]] = set()
+    for model in _RECORD_MODELS:
+        named = {note.record for note in notes if note.model == _field(model)}
+        if named:
+            slugs = model.objects.filter(slug__in=named).values_list("slug", flat=True)
+            existing |= {(_field(model), slug) for slug in slugs}
+    for note in notes:
+        if (note.model, note.record) not in existing:
             yield note, f"the note names {note.model} {note.record}, which does not exist", []
 
 
