@@ -17,6 +17,7 @@ from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
+from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -136,3 +137,23 @@ def _connection_kept_across_requests() -> Iterator[None]:
 def test_generated_requests_get_conforming_answers(world: World, _connection_kept_across_requests: None,
                                                   case: Any) -> None:
     case.call_and_validate(checks=CHECKS)
+
+
+# Hostile requests generated from the schema: values that break it (negative mode), NUL
+# characters and unknown parameters, on every operation including search. Only one check: no
+# 5xx. Bounded to a few examples per operation, so that the run stays near a minute.
+hostile_schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application()).include(
+    path_regex=r"^/api/v1/"
+)
+hostile_schema.config.generation.update(
+    modes=[GenerationMode.NEGATIVE, GenerationMode.POSITIVE], allow_x00=True, allow_extra_parameters=True
+)
+
+
+@hostile_schema.parametrize()
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.filter_too_much])
+def test_generated_hostile_requests_never_get_a_server_error(world: World, _connection_kept_across_requests: None,
+                                                             case: Any) -> None:
+    case.call_and_validate(checks=[not_a_server_error])
