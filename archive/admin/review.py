@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -151,40 +151,68 @@ def record_key(record: models.Model) -> str:
 # A CJK character is a word of its own; other letters and digits run into words.
 _CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff"
 _TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+|\s+|.", re.DOTALL)
-# Beyond this many tokens a side, texts are compared line by line first:
-# a word-level match of two whole books would hold the request for minutes.
-_WORD_LIMIT = 20_000
+# Beyond this many words a side, a changed stretch is matched line by line
+# first: matching two long texts word by word grows with the square of their
+# length (a second for some 4,000 words) and would hold the request.
+_WORD_LIMIT = 2_000
 
 
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _diff(a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
-    old: list[str] = []
-    new: list[str] = []
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
     # No autojunk: in a long text, spaces and common characters are words like any other.
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        removed, added = escape("".join(a[i1:i2])), escape("".join(b[j1:j2]))
+    return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+def _matched(a: list[str], b: list[str]) -> Iterator[tuple[bool, str, str]]:
+    """(equal?, old text, new text) pieces of two token lists, matched word by word where they are short enough."""
+    if len(a) <= _WORD_LIMIT and len(b) <= _WORD_LIMIT:
+        for op, i1, i2, j1, j2 in _opcodes(a, b):
+            yield op == "equal", "".join(a[i1:i2]), "".join(b[j1:j2])
+        return
+    old_lines = "".join(a).splitlines(keepends=True)
+    new_lines = "".join(b).splitlines(keepends=True)
+    for op, i1, i2, j1, j2 in _opcodes(old_lines, new_lines):
+        old, new = "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2])
         if op == "equal":
-            old.append(removed)
-            new.append(added)
+            yield True, old, new
             continue
-        if removed:
-            old.append(f"<del>{removed}</del>")
-        if added:
-            new.append(f"<ins>{added}</ins>")
-    return old, new
+        ta, tb = tokens(old), tokens(new)
+        if op == "replace" and len(ta) <= _WORD_LIMIT and len(tb) <= _WORD_LIMIT:
+            yield from _matched(ta, tb)
+        else:
+            yield False, old, new
 
 
 def word_diff(old: str, new: str) -> tuple[SafeString, SafeString]:
     """The published and the proposed text as HTML: deleted words in <del>, inserted ones in <ins>."""
     a, b = tokens(old), tokens(new)
-    if len(a) > _WORD_LIMIT or len(b) > _WORD_LIMIT:
-        old_parts, new_parts = _diff(old.splitlines(keepends=True), new.splitlines(keepends=True))
-    else:
-        old_parts, new_parts = _diff(a, b)
-    return mark_safe("".join(old_parts)), mark_safe("".join(new_parts))  # every piece escaped in _diff
+    # The common start and end first: most edits touch a few words of a long text.
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    pieces = [
+        (True, "".join(a[:head]), "".join(b[:head])),
+        *_matched(a[head : len(a) - tail], b[head : len(b) - tail]),
+        (True, "".join(a[len(a) - tail :]), "".join(b[len(b) - tail :])),
+    ]
+    old_parts: list[str] = []
+    new_parts: list[str] = []
+    for equal, removed, added in pieces:
+        if equal:
+            old_parts.append(escape(removed))
+            new_parts.append(escape(added))
+            continue
+        if removed:
+            old_parts.append(f"<del>{escape(removed)}</del>")
+        if added:
+            new_parts.append(f"<ins>{escape(added)}</ins>")
+    return mark_safe("".join(old_parts)), mark_safe("".join(new_parts))  # every piece escaped above
 
 
 # ---------------------------------------------------------------------------

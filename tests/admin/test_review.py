@@ -301,6 +301,23 @@ def test_word_diff_marks_cjk_by_character_and_latin_by_word() -> None:
     assert old.count("挹江门") == 40
 
 
+def test_word_diff_of_two_long_texts_stays_whole_and_quick() -> None:
+    import time
+
+    lines = [f"第{n}段：部队拥向挹江门，城门只开一扇，人马拥挤。\n" for n in range(4000)]
+    old_text = "".join(lines)
+    new_text = "".join([*lines[:1000], "新增一段：唐生智乘船离开。\n", *lines[1000:3000], *lines[3001:]])
+    began = time.monotonic()
+    old, new = review_view.word_diff(old_text, new_text)
+    assert time.monotonic() - began < 5
+    assert new.count("<ins>") == 1 and "<ins>新增一段：唐生智乘船离开。\n</ins>" in new
+    assert old.count("<del>") == 1
+    deleted = old.split("<del>", 1)[1].split("</del>", 1)[0]
+    assert len(deleted) == len(lines[3000]) and "3000" in deleted  # one line, wherever the match cuts it
+    assert old.replace("<del>", "").replace("</del>", "") == old_text
+    assert new.replace("<ins>", "").replace("</ins>", "") == new_text
+
+
 def test_queue_shows_a_pending_change_as_a_word_diff_beside_the_evidence(
     reviewer_client: Client, curator: User, passage: Passage, event: Event
 ) -> None:
