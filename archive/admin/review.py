@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -161,7 +161,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+def _opcodes(a: list[str], b: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
     # No autojunk: in a long text, spaces and common characters are words like any other.
     return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
 
