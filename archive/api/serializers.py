@@ -215,8 +215,11 @@ def statement_account(statement: Statement, request: Any) -> dict[str, Any]:
 
 
 def statements_document(record: Any, request: Any) -> dict[str, Any]:
+    """Each field with a visible account: its value and accounts. A field with none is left out."""
     document: dict[str, Any] = {}
     for field_name, entries in visible_accounts(record).items():
+        if not entries:
+            continue
         chosen = shown(field_name, entries)
         if field_name in MULTI_VALUED:
             value: Any = [st.value for st in chosen]
@@ -251,7 +254,8 @@ class MultiFieldStatementsSerializer(serializers.Serializer):
 
 def _statements_schema(kind: str) -> serializers.Serializer:
     fields: dict[str, serializers.Field] = {
-        str(name): (MultiFieldStatementsSerializer() if name in MULTI_VALUED else FieldStatementsSerializer())
+        str(name): (MultiFieldStatementsSerializer(required=False) if name in MULTI_VALUED
+                    else FieldStatementsSerializer(required=False))
         for name in FIELDS_OF[kind]
     }
     return inline_serializer(f"{kind.capitalize()}Statements", fields)
