@@ -181,9 +181,9 @@ def report(results: list[dict[str, object]], ceiling: int) -> str:
         )
     lines += [
         "",
-        "The cache's key is the canonical request, so junk parameters are refused before any lookup and store "
-        "nothing; distinct valid questions are stored until the ceiling, then the least recently used are evicted, "
-        "so the growth stays under the ceiling plus the allocator's slack whatever clients send.",
+        "Junk parameters are refused before any lookup and store nothing. Distinct valid questions are stored "
+        "until the ceiling, then the least recently used are evicted; compare their growth with that of identical "
+        "requests, which the cache holds as one entry. Times depend on the machine's other load.",
         END,
     ]
     return "\n".join(lines)
