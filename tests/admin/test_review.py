@@ -18,6 +18,7 @@ from archive.models import (
     Event,
     Location,
     Passage,
+    PassageRole,
     Person,
     PersonName,
     Revision,
@@ -361,8 +362,14 @@ def test_describe_many_says_what_describe_says(curator: User, event: Event) -> N
     changed.name = "孟潇"
     records.child_save(child=changed, parent_field="person", by=curator)
     records.child_save(child=PersonName(person=tang, name="唐司令"), parent_field="person", by=curator)
+    hist = source_with_text(TEXT, slug="quoting", kind="memoir")
+    quoted = source_with_text(NOVEL, slug="quoted", kind="web-novel")
+    passage = Passage.objects.get(source=hist, seq=2)
+    passage.role, passage.quotes = PassageRole.QUOTATION, quoted
+    third = records.child_save(child=passage, parent_field="source", by=curator)
     pending = list(Revision.objects.pending().select_related("record_type"))
-    assert {r.pk for r in pending} == {first.pk, second.pk}
+    assert third is not None and {r.pk for r in pending} == {first.pk, second.pk, third.pk}
+    assert any(row.new == "Title quoted" for row in revisions.describe(third))
     many = revisions.describe_many(pending)
     for revision in pending:
         assert [(r.label, r.old, r.new) for r in many[revision.pk]] == [
@@ -495,3 +502,13 @@ def test_a_statement_in_review_reaches_the_queue(reviewer_client: Client, passag
     html = reviewer_client.get(URL).content.decode()
     article = html.split(f'id="record-statement-{statement.pk}"', 1)[1].split("</article>", 1)[0]
     assert "1937-12-12" in article and ">傍晚</mark>" in article
+
+
+def test_a_change_of_a_citation_shows_its_passage(
+    reviewer_client: Client, curator: User, passage: Passage, event: Event
+) -> None:
+    citation = cite(passage, "煤炭港码头", event=event, claim="went to the dock")
+    revision = _propose(citation, curator, claim="went to the dock at Meitangang")
+    article = _article(reviewer_client.get(URL).content.decode(), revision)
+    assert "went to the dock<ins> at Meitangang</ins>" in article
+    assert ">煤炭港码头</mark>" in article
