@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from archive.models import TARGET_FIELDS, Citation, Curated, Status
 from archive.services.authorship import mark
+from archive.services.published import after_publish
 
 # History reasons of review decisions: a reviewer's decision is no contribution.
 _DECISIONS = ("approved", "rejected")
@@ -113,6 +114,7 @@ def approve(record: Curated, *, by: Any, note: str = "", without_evidence: str =
     record.reviewed_at = timezone.now()
     record.review_note = note
     _save(record, by=by, reason=reason)
+    after_publish(record)
     return record
 
 

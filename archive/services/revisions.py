@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 
 from archive.models import Curated, Revision, RevisionKind, RevisionState
 from archive.services.authorship import delete_as, save_as
+from archive.services.published import after_publish
 
 # Review state and bookkeeping: never part of a proposed change.
 BOOKKEEPING = frozenset(
@@ -419,6 +420,7 @@ def approve_revision(*, revision: Revision, by: Any, note: str = "") -> Curated 
     revision.reviewed_at = timezone.now()
     revision.review_note = note
     revision.save()
+    after_publish(published)
     return published
 
 
