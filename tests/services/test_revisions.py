@@ -462,3 +462,32 @@ def test_a_pending_revision_costs_the_api_no_query(curator: User, django_assert_
     Revision.objects.filter(state=RevisionState.PENDING).delete()
     with django_assert_num_queries(len(list_with_pending.captured_queries)):
         api_get("/api/v1/persons/", side="chinese")
+
+
+def test_every_format_of_a_record_serves_the_published_version(curator: User, reviewer: User) -> None:
+    where = location(slug="yijiangmen", name="挹江门", latitude="32.090500", longitude="118.752200")
+    requests = [
+        (detail_path(where), {"format": "geojson"}),
+        ("/api/v1/locations/", {"format": "geojson"}),
+        ("/api/v1/locations/", {"format": "csv"}),
+    ]
+    before = [api_get(path, **params).content for path, params in requests]
+    edit(curator, where, name="挹江門", latitude="32.091000")
+    assert [api_get(path, **params).content for path, params in requests] == before
+    approve(where, by=reviewer)
+    after = [api_get(path, **params).content for path, params in requests]
+    for old, new in zip(before, after, strict=True):
+        assert old != new and "挹江門" in new.decode() and "挹江門" not in old.decode()
+
+
+def test_a_name_deleted_in_the_person_inline_is_pending(curator: User, reviewer: User) -> None:
+    tang = person(slug="tang", name="唐生智")
+    PersonName.objects.create(person=tang, name="唐孟潇")
+    client = client_for(curator)
+    data = change_form(client, tang)
+    [prefix] = [key[: -len("-name")] for key, value in data.items() if key.endswith("-name") and value == "唐孟潇"]
+    data[f"{prefix}-DELETE"] = "on"
+    post_change(client, tang, data)
+    assert names_of(doc(tang)) == {"唐孟潇"} and PersonName.objects.filter(person=tang).exists()
+    approve(tang, by=reviewer)
+    assert names_of(doc(tang)) == set()
