@@ -6,7 +6,8 @@ import pytest
 
 from archive import search
 from archive.models import Location, Person, Status
-from tests.factories import approved, cite, source_with_text
+from archive.services import records, revisions
+from tests.factories import approved, cite, source_with_text, user
 
 from .conftest import World, keys_of
 
@@ -63,11 +64,16 @@ def test_passages_of_unapproved_sources_never_appear(world: World) -> None:
             assert not hidden & {hit.id for hit in search.search(query, fiction=fiction) if hit.type == "passage"}
 
 
-def test_a_record_leaves_search_when_review_is_reopened(world: World) -> None:
-    world.nanjing.description = "edited"
-    world.nanjing.save()  # an edit of an approved record goes back to review
-    assert world.nanjing.status == Status.IN_REVIEW
-    assert ("location", "nanjing") not in keys_of(search.search("金陵"))
+def test_a_record_stays_found_as_published_while_its_edit_waits_for_review(world: World) -> None:
+    nanjing = Location.objects.get(pk=world.nanjing.pk)
+    nanjing.name = "应天"
+    pending = records.record_update(record=nanjing, by=user(role="curator"))
+    assert pending is not None
+    assert Location.objects.get(pk=world.nanjing.pk).status == Status.APPROVED
+    assert ("location", "nanjing") in keys_of(search.search("南京"))
+    assert ("location", "nanjing") not in keys_of(search.search("应天"))
+    revisions.approve_revision(revision=pending, by=user(role="reviewer"))
+    assert ("location", "nanjing") in keys_of(search.search("应天"))
 
 
 def test_fiction_excluded_by_default(world: World) -> None:
