@@ -256,7 +256,7 @@ PRECISE = 2 * 3600
 
 def when(moment: object) -> str:
     """A bound in Nanjing time, as the sources give it."""
-    return f"{moment.astimezone(NANJING):%Y-%m-%d %H:%M}"  # type: ignore[attr-defined]
+    return f"{moment.astimezone(NANJING):%Y-%m-%d %H:%M}"  # type: ignore[attr-defined]  # given a bound, never None
 
 
 def _ancestors(event_id: int | None, parents: dict[int, int | None]) -> set[int]:

@@ -91,7 +91,7 @@ def _moment(day: int, hour: int = 0, minute: int = 0) -> dt.datetime:
 
 
 def build_world() -> World:
-    history = source_with_text(HISTORY_TEXT, slug="history", kind="history")
+    history = source_with_text(HISTORY_TEXT, slug="history", kind="history", status="draft")
     history.author = "Rabe, John"
     history.date = "1997"
     history.publisher = "江苏人民出版社"
@@ -99,7 +99,7 @@ def build_world() -> World:
     history.url = "https://example.org/history"
     history.save()
     approved(history)
-    novel = source_with_text(NOVEL_TEXT, slug="novel", kind="alternate-history")
+    novel = source_with_text(NOVEL_TEXT, slug="novel", kind="alternate-history", status="draft")
     novel.author = "无名氏"
     novel.save()
     approved(novel)
