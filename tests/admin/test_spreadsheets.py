@@ -42,6 +42,14 @@ def reviewer() -> User:
     return user("sheet-reviewer", role="reviewer")
 
 
+@pytest.fixture(autouse=True)
+def _private_throttle(settings: Any, request: pytest.FixtureRequest) -> None:
+    # The API's throttle counts per address in the host's shared store; this file's reads count apart.
+    from tests.services.conftest import private_throttle_store
+
+    private_throttle_store(settings, request.node.nodeid)
+
+
 def published(record: Any) -> dict[str, Any]:
     """The record's document as the API serves it."""
     response = Client().get(f"/api/v1/{record._meta.model_name}s/{record.slug}/")

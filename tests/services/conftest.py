@@ -1,4 +1,10 @@
-"""Fixtures of the service tests: accounts are made by the dozen, so their passwords hash fast."""
+"""Fixtures of the service tests.
+
+Accounts are made by the dozen, so their passwords hash fast. The tests read
+the API hundreds of times as one anonymous client: the throttle counts in a
+store of this test alone, not in the host's shared one, where every other run
+on the machine adds to the same address's count.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,18 @@ from typing import Any
 import pytest
 
 
+def private_throttle_store(settings: Any, name: str) -> None:
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name},
+    }
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _private_throttle(settings: Any, request: pytest.FixtureRequest) -> None:
+    private_throttle_store(settings, request.node.nodeid)
