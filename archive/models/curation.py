@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -105,8 +105,43 @@ class Curated(NaturalKeyBySlug, models.Model):
         if not self._transition_allowed:
             self._guard_status()
         self._transition_allowed = False
-        super().save(*args, **kwargs)
+        using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
+        with transaction.atomic(using=using):
+            if not self._state.adding and self.pk is not None and not kwargs.get("force_insert"):
+                self._claim_version(using)
+            super().save(*args, **kwargs)
         self._loaded_status = self.status
+
+    def _claim_version(self, using: str) -> None:
+        """Move the stored row one version on, from the version this copy was loaded at, or refuse.
+
+        The check and the increment are one UPDATE, so no other transaction can
+        slip between them on either engine; the row stays locked until the save
+        commits. A stored row that is published is never claimed by an ordinary
+        save, whatever this copy says of its status (a copy loaded before the
+        approval must not write the old values back).
+        """
+        rows = type(self)._default_manager.using(using).filter(pk=self.pk, version=self.version)
+        if not self._publishing:
+            rows = rows.exclude(status=Status.APPROVED)
+        if rows.update(version=models.F("version") + 1):
+            self.version += 1
+            return
+        stored = type(self)._default_manager.using(using).filter(pk=self.pk).values_list("status", flat=True).first()
+        if stored is None:
+            return  # not stored: Django inserts it
+        if stored == Status.APPROVED and not self._publishing:
+            raise ValidationError(self._published_message())
+        from archive.locking import ConcurrentEdit
+
+        raise ConcurrentEdit(self, loaded_version=self.version, using=using, fallback=self)
+
+    def _published_message(self) -> str:
+        return _(
+            "%(record)s is published: a change of it is proposed with "
+            "archive.services.records.record_update, which sends it to review and keeps "
+            "the approved version served."
+        ) % {"record": self}
 
     @classmethod
     def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
@@ -131,14 +166,7 @@ class Curated(NaturalKeyBySlug, models.Model):
     def _guard_status(self) -> None:
         """A save may not set a reviewed status, nor change a published record in place."""
         if self._loaded_status == Status.APPROVED and not self._publishing:
-            raise ValidationError(
-                _(
-                    "%(record)s is published: a change of it is proposed with "
-                    "archive.services.records.record_update, which sends it to review and keeps "
-                    "the approved version served."
-                )
-                % {"record": self}
-            )
+            raise ValidationError(self._published_message())
         if self._publishing:
             return
         if (self._loaded_status, self.status) not in self._MANUAL_CHANGES:

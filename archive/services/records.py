@@ -16,10 +16,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import F
 from django.utils.translation import gettext as _
 
-from archive import locking
 from archive.models import Curated, Revision, Status
 from archive.services import revisions
 from archive.services.authorship import delete_as, save_as
@@ -43,14 +41,9 @@ def record_create(*, record: Curated, by: Any, reason: str = "created") -> Curat
 
 
 def _save_unpublished(record: Curated, *, by: Any, reason: str) -> None:
-    """Save over the version the editor loaded, or refuse with what changed meanwhile."""
-    model = type(record)
-    claimed = model._default_manager.filter(pk=record.pk, version=record.version).update(version=F("version") + 1)
-    if not claimed:
-        if model._default_manager.filter(pk=record.pk).exists():
-            raise locking.ConcurrentEdit(record, loaded_version=record.version, using="default", fallback=record)
+    """Save over the version the editor loaded; the model refuses it with what changed meanwhile."""
+    if not type(record)._default_manager.filter(pk=record.pk).exists():
         raise ValidationError(_("%(record)s no longer exists; nothing was saved.") % {"record": record})
-    record.version += 1
     record.modified_by = by
     save_as(record, by=by, reason=reason)
 

@@ -22,7 +22,6 @@ from typing import Any
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -426,8 +425,6 @@ def approve_revision(*, revision: Revision, by: Any, note: str = "") -> Curated 
 
 def publish_row(record: Curated, *, by: Any, note: str, reason: str) -> None:
     """Write an approved change onto the published row, one version further."""
-    type(record)._default_manager.filter(pk=record.pk).update(version=F("version") + 1)
-    record.version += 1
     record.reviewed_by = by
     record.reviewed_at = timezone.now()
     record.review_note = note

@@ -197,13 +197,9 @@ def test_csv_cells_cannot_run_formulas(world: World, api: ApiClient) -> None:
 
 
 def test_csv_escapes_a_formula_in_the_data(world: World, api: ApiClient) -> None:
-    from archive.models import Person
-    from tests.factories import approved
+    from tests.factories import publish_change
 
-    tang = Person.objects.get(pk=world.tang.pk)
-    tang.description = "=HYPERLINK(\"http://evil\")"
-    tang.save()
-    approved(tang)
+    publish_change(world.tang, description="=HYPERLINK(\"http://evil\")")
     rows = list(csv.DictReader(io.StringIO(_get(api, f"{BASE}/persons/", format="csv").content.decode())))
     tang = next(row for row in rows if row["slug"] == "tang-shengzhi")
     assert tang["description"] == "'=HYPERLINK(\"http://evil\")"

@@ -51,13 +51,9 @@ def test_etag_follows_the_format_and_the_data(world: World, api: ApiClient) -> N
     url = f"{BASE}/locations/"
     plain = api.get(url)["ETag"]
     assert api.get(url, {"format": "geojson"})["ETag"] != plain
-    from archive.models import Location
-    from tests.factories import approved
+    from tests.factories import publish_change
 
-    gate = Location.objects.get(pk=world.gate.pk)
-    gate.name = "挹江門"
-    gate.save()
-    approved(gate)
+    publish_change(world.gate, name="挹江門")
     changed = api.get(url, HTTP_IF_NONE_MATCH=plain)
     assert changed.status_code == 200
     assert changed["ETag"] != plain

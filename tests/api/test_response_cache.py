@@ -16,7 +16,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from archive.models import Location, Person
-from tests.factories import approved
+from tests.factories import approved, publish_change
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,7 +64,7 @@ def test_a_repeated_request_is_answered_from_the_cache_with_one_query() -> None:
     "write",
     [
         pytest.param(lambda p: Person.objects.filter(pk=p.pk).update(name="唐孟潇"), id="queryset-update"),
-        pytest.param(lambda p: (setattr(p, "name", "唐孟潇"), p.save()), id="save-reopens-review"),
+        pytest.param(lambda p: publish_change(p, name="唐孟潇"), id="approved-revision"),
         pytest.param(
             lambda p: connection.cursor().execute("UPDATE archive_person SET name = %s WHERE id = %s", ["孟潇", p.pk]),
             id="raw-sql",

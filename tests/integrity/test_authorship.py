@@ -22,6 +22,7 @@ from django.urls import reverse
 
 from archive.models import Passage, Person, Source, Status
 from archive.services import review as curation
+from archive.services import revisions
 from tests.admin.helpers import change_url, client_for, form_data, person, user
 from tests.importing.helpers import run
 
@@ -66,13 +67,13 @@ def test_review_transitions_are_authored_by_the_reviewer() -> None:
     tang._history_user = author
     curation.submit(tang, by=author)
     tang._history_user = reviewer
-    curation.approve(tang, by=reviewer, note="checked against the history")
+    curation.approve(tang, by=reviewer, note="checked against the history", without_evidence="no source yet")
     approved_row = tang.history.latest()
     assert approved_row.history_user == reviewer
-    assert approved_row.history_change_reason == "approved: checked against the history"
+    assert approved_row.history_change_reason == "approved without evidence: no source yet"
 
 
-def test_admin_revert_is_authored_by_the_reverter_and_goes_to_review() -> None:
+def test_admin_revert_is_proposed_by_the_reverter_and_authored_by_the_approver() -> None:
     curator = user("author-revert", role="curator")
     tang = person(status=Status.APPROVED, description="good")
     good = tang.history.latest()
@@ -80,14 +81,21 @@ def test_admin_revert_is_authored_by_the_reverter_and_goes_to_review() -> None:
     data = form_data(client.get(change_url(tang)))
     data["description"] = "bad"
     assert client.post(change_url(tang), data).status_code == 302
+    revisions.approve_revision(revision=revisions.pending_revision(tang), by=user("author-r3", role="reviewer"))
     url = reverse("admin:archive_person_simple_history", args=[tang.pk, good.history_id])
     response = client.post(url, form_data(client.get(url)))
     assert response.status_code == 302
+    # The published version stays; the revert waits for review, proposed by the curator.
+    assert Person.objects.get(pk=tang.pk).description == "bad"
+    pending = revisions.pending_revision(tang)
+    assert pending is not None and pending.kind == "revert" and pending.created_by == curator
+    approver = user("author-r4", role="reviewer")
+    revisions.approve_revision(revision=pending, by=approver)
     reverted = Person.objects.get(pk=tang.pk)
-    assert reverted.description == "good" and reverted.status == Status.IN_REVIEW
+    assert reverted.description == "good" and reverted.status == Status.APPROVED
     row = reverted.history.latest()
-    assert row.history_user == curator
-    assert row.history_change_reason == "reverted to an earlier version"
+    assert row.history_user == approver
+    assert row.history_change_reason.startswith(f"revision {pending.pk} by author-revert approved by author-r4")
 
 
 def test_import_source_has_no_user_but_a_reason_and_one_bulk_row_per_passage(tmp_path: Path) -> None:
