@@ -5,9 +5,11 @@
   every citation on it or refusing with the list of those it cannot place.
 - `bulk` writes passages (and their history) in bulk: COPY on PostgreSQL,
   batched `bulk_create` elsewhere.
-- `fixture_check` validates the shipped collection before anything is loaded,
-  so that a broken fixture names its file, record and field and leaves the
-  database as it was.
+- `fixture_prepare` reads the shipped collection and fills in what follows
+  from other fields or lives beside the records (source texts);
+  `fixture_check` then validates it before anything is loaded, by the models'
+  own `full_clean()` inside a savepoint that is rolled back, so that a broken
+  fixture names its file, record and field and leaves the database as it was.
 - `export` writes the whole archive back out as the same collection.
 
 The collection is a directory (``fixtures/`` by default) of Django JSON
@@ -19,5 +21,6 @@ checked against the record's ``sha256``, and the importer makes its passages.
 Fields that follow from others may be left out and are filled in on load:
 a source's ``length`` and ``sha256``, a passage's ``sha256``, an event's
 ``earliest``/``latest`` (from its EDTF ``date``) and a citation's
-``start``/``end`` (where its quote is in the passage).
+``start``/``end`` (where its quote is in the passage); the last two are
+derived by the models' own `clean()` during the check.
 """

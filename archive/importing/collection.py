@@ -31,12 +31,13 @@ from archive.services import revisions
 from archive.text.segment import Segment, split_passages, verify_tiling
 
 from .bulk import insert_passages, record_history
-from .fixture_check import (
+from .fixture_check import check_collection
+from .fixture_prepare import (
     Collection,
     Record,
     StaleRecords,
-    check_collection,
     key_lookups,
+    prepare_collection,
     prepare_records,
     read_collection,
 )
@@ -220,6 +221,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
     report = LoadReport(files=list(collection.files))
     if not collection.files:
         return report
+    prepare_collection(collection, using=using)
     problems = check_collection(collection, using=using)
     if problems:
         lines = "\n".join(f"  - {p}" for p in problems)

@@ -168,14 +168,20 @@ class Citation(Curated):
             try:
                 found = anchor.locate(self.passage.text, self.quote, hint_start=self.start)
             except anchor.QuoteNotFound as exc:
-                errors["quote"] = _("The quote is not in passage %(passage)s. Closest match: “%(closest)s”.") % {
-                    "passage": self.passage,
-                    "closest": exc.closest,
-                }
+                errors["quote"] = _(
+                    "The quote is not in passage %(passage)s. Closest match: “%(closest)s” at %(start)s–%(end)s."
+                ) % {"passage": self.passage, "closest": exc.closest, "start": exc.closest_start,
+                     "end": exc.closest_end}
             except anchor.AmbiguousQuote:
                 found = anchor.locate(self.passage.text, self.quote)
                 self.quote, self.start, self.end = found.exact, found.start, found.end
             else:
+                count = self.passage.text.count(found.exact)
+                if self.start is None and count > 1:
+                    # Without a start, which of the occurrences is meant is a guess.
+                    errors["quote"] = _(
+                        "“%(quote)s” occurs %(count)s times in passage %(passage)s; give its start."
+                    ) % {"quote": self.quote, "count": count, "passage": self.passage}
                 # Keep the passage's own characters, even when matched after folding.
                 self.quote, self.start, self.end = found.exact, found.start, found.end
         if errors:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from archive import dating
+from archive.text.segment import sha256_text
 
 from .curation import Curated
 
@@ -184,6 +185,10 @@ class Passage(models.Model):
                     "start": self.start,
                     "end": self.end,
                 }
+        if self.sha256 and self.text and self.sha256 != sha256_text(self.text):
+            errors["sha256"] = _("The SHA-256 does not match the text (%(actual)s).") % {
+                "actual": sha256_text(self.text)
+            }
         if self.role == PassageRole.QUOTATION and not self.quotes_id:
             errors["quotes"] = _("A quotation names the work it quotes.")
         if errors:

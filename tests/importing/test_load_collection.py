@@ -12,7 +12,8 @@ from django.conf import settings
 from django.core.management.base import CommandError
 
 from archive.importing import collection as collection_module
-from archive.importing.fixture_check import fixture_files
+from archive.importing.fixture_check import check_collection, fixture_files
+from archive.importing.fixture_prepare import prepare_collection, read_collection
 from archive.models import (
     Citation,
     Event,
@@ -133,9 +134,12 @@ def _remove_text_file(directory: Path) -> None:
 BROKEN = [
     ("bad-quote", _set("05_citations.json", 1, quote="金陵城防线全面崩溃"),
      "05_citations.json", "record 1 (archive.citation web-jinling), field quote",
-     "closest match: “金陵城防线开始崩溃”"),
+     "Closest match: “金陵城防线开始崩溃” at 10–19"),
     ("quote-elsewhere", _set("05_citations.json", 1, start=11, end=20),
-     "05_citations.json", "record 1 (archive.citation web-jinling), field start", "is at 10–19"),
+     "05_citations.json", "record 1 (archive.citation web-jinling), field start",
+     "the record says 11; the model's rules make it 10"),
+    ("ambiguous-quote", _set("05_citations.json", 0, quote="金陵"),
+     "05_citations.json", "record 0 (archive.citation web-retreat-order), field quote", "occurs 2 times in passage"),
     ("quote-not-found", _set("05_citations.json", 0, quote="挹江门"),
      "05_citations.json", "record 0 (archive.citation web-retreat-order), field quote", "is not in passage"),
     ("unknown-location", _set("04_events.json", 0, locations=[["nowhere"]]),
@@ -199,6 +203,18 @@ def test_every_problem_is_reported_at_once(coll: Path) -> None:
         run("load_collection", "--dir", str(coll))
     assert "field birth" in str(info.value) and "field date" in str(info.value)
     assert not Source.objects.exists()
+
+
+def test_a_check_of_a_sound_collection_writes_nothing(coll: Path) -> None:
+    run("load_collection", "--dir", str(coll))
+    _set("02_people.json", 0, description="changed")(coll)
+    collection = read_collection(coll)
+    before = snapshot()
+    assert prepare_collection(collection) == []
+    assert check_collection(collection) == []
+    assert snapshot() == before
+    # What the models' clean() derives is handed to the load: the citation's offsets.
+    assert collection.records[coll / "05_citations.json"][0].fields["start"] == 0
 
 
 def test_a_database_check_failure_names_the_file(coll: Path) -> None:
