@@ -220,7 +220,7 @@ def test_a_check_of_a_sound_collection_writes_nothing(coll: Path) -> None:
 def test_a_database_check_failure_names_the_file(coll: Path) -> None:
     run("load_collection", "--dir", str(coll))
     _set("02_people.json", 0, description="changed")(coll)
-    # Latitude without longitude breaks a CHECK constraint the fixture check does not repeat.
+    # Latitude without longitude breaks a CHECK constraint, which the check finds through full_clean().
     _set("01_places.json", 0, latitude="32.06")(coll)
     before = snapshot()
     with pytest.raises(CommandError) as info:
