@@ -17,9 +17,10 @@ translates forms into those calls and says what happened:
 * the save message says when an edit went to review and that the published
   version stays live.
 
-Changelists stay cheap on large tables: related rows come by
-`list_select_related`, the `fictional` flag is stored, and the paginator
-never counts a huge table row by row.
+The changelist helpers (paginator, filters, folded search) live in
+`archive.admin.lists`. This module stays longer than most because the admin's
+whole write path (forms, inlines, revert, delete, bulk actions, merge) reads
+best in one place next to the review actions it ends in.
 """
 
 from __future__ import annotations
@@ -32,23 +33,28 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from simple_history.admin import SimpleHistoryAdmin
 
-from archive import counting, locking
+from archive import locking
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Revision, RevisionKind, Status
 from archive.services import records, revisions
 from archive.services import review as curation
+
+from .lists import EstimatedCountPaginator, SearchMixin
+
+# The changelist helpers live in `.lists`; the model admins import them from here too.
+from .lists import FictionalFilter as FictionalFilter
+from .lists import PassageSourceListFilter as PassageSourceListFilter
+from .lists import SourceListFilter as SourceListFilter
 
 # Review state and audit: shown, never edited by hand.
 CURATION_FIELDS = (
@@ -69,74 +75,6 @@ if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
 
-class EstimatedCountPaginator(Paginator):
-    """A paginator that never runs a full COUNT(*) over a huge table.
-
-    Up to `threshold` rows the count is exact, read by a capped count
-    (`SELECT COUNT(*) FROM (… LIMIT threshold+1)`), which costs at most
-    `threshold` index entries whatever the size of the table. Beyond it,
-    PostgreSQL gives an estimate: `pg_class.reltuples` for the whole table,
-    the planner's row estimate for a filtered list. Other databases keep the
-    capped count, so the last pages of a huge unfiltered list are reached by
-    narrowing the list, not by paging.
-    """
-
-    threshold = 10_000
-
-    @cached_property
-    def count(self) -> int:
-        queryset = self.object_list
-        if not isinstance(queryset, QuerySet):
-            return super().count
-        capped = queryset[: self.threshold + 1].count()
-        if capped <= self.threshold:
-            return capped
-        return max(capped, counting.planner_estimate(queryset) or 0)
-
-
-class SourceListFilter(admin.SimpleListFilter):
-    """Filter by source, listing titles only: Django's own filter loads every
-    source whole, full text included (hundreds of megabytes at scale)."""
-
-    title = _("source")
-    parameter_name = "source"
-    lookup = "source_id"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[Any, str]]:
-        from archive.models import Source
-
-        return [(str(pk), title) for pk, title in Source.objects.order_by("title", "pk").values_list("pk", "title")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        value = self.value()
-        if value is None:
-            return queryset
-        if not value.isdigit():
-            return queryset.none()  # a hand-typed value that names no source
-        return queryset.filter(**{self.lookup: int(value)})
-
-
-class PassageSourceListFilter(SourceListFilter):
-    lookup = "passage__source_id"
-
-
-class FictionalFilter(admin.SimpleListFilter):
-    """Filter on the stored `fictional` flag (kept by `archive.fiction`)."""
-
-    title = _("fictional")
-    parameter_name = "fictional"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[str, StrOrPromise]]:
-        return [("yes", _("fictional")), ("no", _("historical or uncited"))]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        if self.value() == "yes":
-            return queryset.filter(fictional=True)
-        if self.value() == "no":
-            return queryset.filter(fictional=False)
-        return queryset
-
-
 def posted_note(request: HttpRequest) -> str:
     """The note of an approval or a rejection, as typed on the intermediate page."""
     return str(request.POST.get("review_note", "")).strip()
@@ -152,24 +90,6 @@ def _untracked_fields(model: type[Model]) -> list[str]:
     history_model = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
     tracked = {field.attname for field in history_model._meta.concrete_fields}
     return [field.attname for field in model._meta.concrete_fields if field.attname not in tracked]
-
-
-class SearchMixin:
-    """Search that folds Traditional/Simplified, aliases and pinyin, via `archive.search`.
-
-    Falls back to Django's `search_fields` when the search module cannot
-    answer for this model.
-    """
-
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> tuple[QuerySet, bool]:
-        if not search_term.strip():
-            return queryset, False
-        try:
-            from archive.search import filter_queryset
-
-            return filter_queryset(queryset, search_term), False
-        except (ImportError, TypeError, ValueError):
-            return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]  # a mixin: the class it joins has the method
 
 
 class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):

@@ -4,6 +4,10 @@ They read what the selectors in `archive.selectors` prefetched (the
 `visible_*` attributes) and never query on their own, so that the cost of a
 page does not grow with its length. A related record is always a reference
 `{slug, name, url}` (a place with its parent's), never a bare id.
+
+One module, longer than most, on purpose: it is the API's whole contract, the
+shapes the OpenAPI schema is generated from, and a reader compares the
+documents best when they stand together.
 """
 
 from __future__ import annotations

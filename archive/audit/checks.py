@@ -6,6 +6,9 @@ decorator makes the `Finding`. A new check is one more such function.
 
 The audit reads what is published: approved records and approved citations.
 Drafts are reported apart, once per model, by `drafts`.
+
+Longer than most modules because it holds every check, each a few lines:
+the list of what the archive verifies about itself reads in one place.
 """
 
 from __future__ import annotations

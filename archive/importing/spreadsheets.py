@@ -9,8 +9,10 @@ row rolls back every row, with the errors listed by row and field.
 
 Review state is never read from a file. The status column is exported for
 information and ignored on import. A new record enters as a draft created by
-the importing user; a changed approved record goes back to review (the model
-does that). A reviewer's import enters *in review*, last changed by that
+the importing user; a row that changes a published record (or a name or alias
+of one) becomes that record's pending revision through `archive.services`, and
+the published version stays served until another person approves it. A
+reviewer's import of a new record enters *in review*, last changed by that
 reviewer, so four eyes still hold: another reviewer approves it, never the
 one who imported it.
 
@@ -24,6 +26,9 @@ Cells beginning with `=`, `+`, `-`, `@`, a tab or a carriage return would run
 as formulas in a spreadsheet program; CSV and XLSX exports prefix them with an
 apostrophe (and an apostrophe with another), and imports remove one leading
 apostrophe, so an export imports back unchanged.
+
+One module, longer than most: the resources are declarative, one per model,
+and read best side by side with the widgets and the rules they share.
 """
 
 from __future__ import annotations
