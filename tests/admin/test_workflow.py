@@ -221,3 +221,17 @@ def test_actions_report_records_in_the_wrong_state(curator: User) -> None:
     response = act(client_for(curator), Person, "submit_selected", [tang])
     texts = [str(m) for m in get_messages(response.wsgi_request)]
     assert any("Only a draft or a rejected record" in text for text in texts)
+
+
+def test_every_change_form_offers_submit_for_review_and_it_submits_a_draft(curator: User) -> None:
+    tang = person(status=Status.DRAFT)
+    client = client_for(curator)
+    page = client.get(change_url(tang))
+    assert 'name="_submit_for_review"' in page.content.decode()
+    data = {**form_data(page), "description": "南京卫戍司令长官", "_submit_for_review": "1"}
+    response = client.post(change_url(tang), data)
+    assert response.status_code == 302
+    tang.refresh_from_db()
+    assert tang.status == Status.IN_REVIEW and tang.description == "南京卫戍司令长官"
+    texts = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("submitted for review" in text for text in texts), texts
