@@ -25,6 +25,7 @@ best in one place next to the review actions it ends in.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -153,6 +154,17 @@ class VersionCheckedForm(forms.ModelForm):
         instance = self.instance
         if instance.pk is None or instance._state.adding:
             return cleaned
+        for name, value in cleaned.items():
+            # The time widget shows whole seconds: an untouched moment keeps its own
+            # fraction (a derived bound ends at .999999), or every save would change it.
+            initial = self.initial.get(name)
+            if (
+                isinstance(value, dt.datetime)
+                and isinstance(initial, dt.datetime)
+                and initial.microsecond
+                and value == initial.replace(microsecond=0)
+            ):
+                cleaned[name] = initial
         posted = cleaned.get("version")
         if posted is None:
             posted = instance.version

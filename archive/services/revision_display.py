@@ -8,10 +8,12 @@ queries.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive.models import Revision
@@ -33,6 +35,9 @@ def _shown(field: models.Field | None, value: Any) -> str:
         return str(related) if related is not None else str(value)
     if field is not None and field.choices:
         return str(dict(field.flatchoices).get(value, value))
+    if isinstance(value, dt.datetime) and timezone.is_aware(value):
+        # In the archive's time (Nanjing), as every other page shows a moment.
+        return timezone.localtime(value).isoformat(sep=" ")
     return str(value)
 
 

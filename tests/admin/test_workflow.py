@@ -235,3 +235,18 @@ def test_every_change_form_offers_submit_for_review_and_it_submits_a_draft(curat
     assert tang.status == Status.IN_REVIEW and tang.description == "南京卫戍司令长官"
     texts = [str(m) for m in get_messages(response.wsgi_request)]
     assert any("submitted for review" in text for text in texts), texts
+
+
+def test_an_edit_of_an_event_proposes_only_what_the_curator_changed(curator: User) -> None:
+    from archive.models import Event
+    from tests.factories import approved
+
+    event = Event(slug="meeting", title="会议", kind="meeting", date="1937-12-12")
+    event.full_clean()  # derives the bounds: the day, its last moment ending at .999999
+    event = approved(event)
+    assert event.latest.microsecond == 999999
+    client = client_for(curator)
+    data = {**form_data(client.get(change_url(event))), "title": "撤退会议"}
+    assert client.post(change_url(event), data).status_code == 302
+    pending = revisions.pending_revision(event)
+    assert pending is not None and pending.changes == {"fields": {"title": "撤退会议"}}
