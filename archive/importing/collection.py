@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 
 from archive import fiction
 from archive import search as search_index
+from archive.db.statistics import refresh_statistics
 from archive.models import Curated, LocationAlias, Passage, PersonName, Source, Status, UnitAlias
 from archive.services import revisions
 from archive.text.segment import Segment, split_passages, verify_tiling
@@ -275,6 +276,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                 shown,
                 using,
             )
+            refresh_statistics(using=using)  # the next file's lookups see this one's rows
             _created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
                                                      using, existed)
             report.records += len(records)

@@ -33,6 +33,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive import fiction
+from archive.db.statistics import refresh_statistics
 from archive.models import Source
 from archive.text.segment import split_passages
 
@@ -273,6 +274,7 @@ class _Check:
                 self.validate(record, loaded.object, bad)
                 self.save(record, loaded, bad)
             self.make_passages()
+            refresh_statistics(using=self.using)  # the next file's lookups see this one's rows
         return self.problems
 
 

@@ -28,11 +28,9 @@ class DiffRow:
 
 
 def _shown(field: models.Field | None, value: Any) -> str:
+    """A value that names no other record, shown as a reviewer reads it."""
     if value is None or value == "":
         return ""
-    if field is not None and field.is_relation and isinstance(field.related_model, type):
-        related = field.related_model._default_manager.filter(pk=value).first()
-        return str(related) if related is not None else str(value)
     if field is not None and field.choices:
         return str(dict(field.flatchoices).get(value, value))
     if isinstance(value, dt.datetime) and timezone.is_aware(value):
@@ -43,55 +41,13 @@ def _shown(field: models.Field | None, value: Any) -> str:
 
 def describe(revision: Revision) -> list[DiffRow]:
     """The revision as rows of (field, published value, proposed value), everything shown by name."""
-    model = revision.record_model
-    record = revision.record()
-    rows: list[DiffRow] = []
-    changes = revision.changes
-    if changes.get("delete"):
-        rows.append(DiffRow(_("deletion"), str(record or revision.record_label), ""))
-    if changes.get("merge"):
-        rows.append(
-            DiffRow(_("merge"), changes["merge"].get("duplicate_label", ""), str(record or revision.record_label))
-        )
-    by_attname = {field.attname: field for field in revisable_fields(model)}
-    for attname, value in changes.get("fields", {}).items():
-        field = by_attname.get(attname)
-        label = str(field.verbose_name) if field is not None else attname
-        old = getattr(record, attname, None) if record is not None else None
-        rows.append(DiffRow(label, _shown(field, old), _shown(field, from_json(field, value) if field else value)))
-    for name, pks in changes.get("m2m", {}).items():
-        m2m = model._meta.get_field(name)
-        related = m2m.related_model
-        assert isinstance(related, type) and issubclass(related, models.Model)
-        old_names = sorted(str(obj) for obj in getattr(record, name).all()) if record is not None else []
-        new_names = sorted(str(obj) for obj in related._default_manager.filter(pk__in=pks))
-        rows.append(DiffRow(str(getattr(m2m, "verbose_name", name)), ", ".join(old_names), ", ".join(new_names)))
-    for label, children in changes.get("children", {}).items():
-        kind = child_model(label)
-        verbose = str(kind._meta.verbose_name)
-        child_fields = {field.attname: field for field in revisable_fields(kind)}
-        for key, values in children.items():
-            live = None if key.startswith("new-") else kind._default_manager.filter(pk=int(key)).first()
-            if values is None:
-                rows.append(DiffRow(verbose, str(live) if live is not None else key, ""))
-                continue
-            for attname, value in values.items():
-                field = child_fields.get(attname)
-                if field is not None and field.is_relation and live is None:
-                    continue  # the parent link of a new name: the record itself
-                label_text = f"{verbose}: {field.verbose_name if field is not None else attname}"
-                old = getattr(live, attname, None) if live is not None else None
-                rows.append(
-                    DiffRow(label_text, _shown(field, old), _shown(field, from_json(field, value) if field else value))
-                )
-    return rows
-
+    return describe_many([revision])[revision.pk]
 
 
 def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
-    """`describe()` of many revisions at once, by revision pk, for the review queue.
+    """The rows of many revisions at once, by revision pk, for the review queue.
 
-    The same rows, but the records, their children and every record named in
+    The records, their children and every record named in
     a value are read with one query per model, not one per revision or row.
     Each revision's `record_type` should be joined (`select_related`).
     """
@@ -200,6 +156,8 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
                         continue  # the parent link of a new name: the record itself
                     label_text = f"{verbose}: {field.verbose_name if field is not None else attname}"
                     old = getattr(live, attname, None) if live is not None else None
-                    rows.append(DiffRow(label_text, shown(field, old), shown(field, value_of(field, value))))
+                    row = DiffRow(label_text, shown(field, old), shown(field, value_of(field, value)))
+                    if row.old or row.new:  # a new name's empty note says nothing
+                        rows.append(row)
         described[revision.pk] = rows
     return described
