@@ -291,6 +291,9 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if T
 SOURCE_IMPORT_MAX_BYTES = int(os.environ.get("SOURCE_IMPORT_MAX_BYTES", str(50 * 1024 * 1024)))
 SPREADSHEET_IMPORT_MAX_BYTES = int(os.environ.get("SPREADSHEET_IMPORT_MAX_BYTES", str(5 * 1024 * 1024)))
 SPREADSHEET_IMPORT_MAX_ROWS = int(os.environ.get("SPREADSHEET_IMPORT_MAX_ROWS", "1000"))
+SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES = int(
+    os.environ.get("SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES", str(50 * 1024 * 1024))
+)
 # Empty: a folder of this user's own inside the system's temp folder. Several web
 # hosts need one shared folder here (the confirm step may reach another host).
 IMPORT_UPLOAD_DIR = os.environ.get("IMPORT_UPLOAD_DIR", "")

@@ -9,8 +9,9 @@ was kept. Two things here close what its defaults leave open:
   and the model. A posted `import_file_name` that this user's upload did not
   produce (another user's, a forged one, a file in /tmp) is refused before
   anything is read or deleted.
-* **Bounded**: a file larger than SPREADSHEET_IMPORT_MAX_BYTES, or with more
-  rows than SPREADSHEET_IMPORT_MAX_ROWS, is refused at upload with a message
+* **Bounded**: a file larger than SPREADSHEET_IMPORT_MAX_BYTES, a zipped
+  sheet (XLSX, ODS) unpacking to more than SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES,
+  or one with more rows than SPREADSHEET_IMPORT_MAX_ROWS, is refused at upload with a message
   that names the limit, which the import page states beforehand; so an
   import never holds a worker past its timeout and never ends in a 500.
 """
@@ -18,6 +19,7 @@ was kept. Two things here close what its defaults leave open:
 from __future__ import annotations
 
 import functools
+import zipfile
 from typing import Any
 
 import tablib
@@ -37,10 +39,15 @@ from archive.importing import uploads
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_MAX_ROWS = 1000
+DEFAULT_MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 
 
 def max_bytes() -> int:
     return int(getattr(settings, "SPREADSHEET_IMPORT_MAX_BYTES", DEFAULT_MAX_BYTES))
+
+
+def max_unpacked_bytes() -> int:
+    return int(getattr(settings, "SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED_BYTES))
 
 
 def max_rows() -> int:
@@ -53,9 +60,10 @@ class TooManyRows(ValueError):
 
 def limits_text() -> str:
     return _(
-        "An import takes a file of at most %(bytes)s bytes and %(rows)s rows (settings SPREADSHEET_IMPORT_MAX_BYTES "
-        "and SPREADSHEET_IMPORT_MAX_ROWS); split a larger sheet into several imports."
-    ) % {"bytes": f"{max_bytes():,}", "rows": f"{max_rows():,}"}
+        "An import takes a file of at most %(bytes)s bytes (%(unpacked)s bytes unpacked, for XLSX and ODS) and "
+        "%(rows)s rows (settings SPREADSHEET_IMPORT_MAX_BYTES, SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES and "
+        "SPREADSHEET_IMPORT_MAX_ROWS); split a larger sheet into several imports."
+    ) % {"bytes": f"{max_bytes():,}", "unpacked": f"{max_unpacked_bytes():,}", "rows": f"{max_rows():,}"}
 
 
 class BoundedImportForm(ImportForm):
@@ -69,7 +77,37 @@ class BoundedImportForm(ImportForm):
                   "(setting SPREADSHEET_IMPORT_MAX_BYTES).")
                 % {"size": f"{upload.size:,}", "limit": f"{max_bytes():,}"}
             )
+        if upload is not None:
+            _refuse_zip_bomb(upload)
         return upload
+
+
+def _refuse_zip_bomb(upload: Any) -> None:
+    """An XLSX or ODS file is a zip: refuse one whose members unpack to more than the limit.
+
+    A few megabytes of zip can unpack to gigabytes of sheet XML; the reader
+    would hold them in memory long before the row limit is counted.
+    """
+    limit = max_unpacked_bytes()
+    upload.seek(0)
+    if not zipfile.is_zipfile(upload):
+        upload.seek(0)
+        return
+    upload.seek(0)
+    try:
+        # Declared sizes suffice: zipfile never unpacks a member past its declared size.
+        with zipfile.ZipFile(upload) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except zipfile.BadZipFile:
+        return  # not a sheet after all: the format's reader says so
+    finally:
+        upload.seek(0)
+    if unpacked > limit:
+        raise forms.ValidationError(
+            _("This file unpacks to %(size)s bytes; an import takes at most %(limit)s bytes unpacked "
+              "(setting SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES).")
+            % {"size": f"{unpacked:,}", "limit": f"{limit:,}"}
+        )
 
 
 @functools.cache

@@ -222,35 +222,15 @@ class _Check:
             # A raw save, like loaddata's, fills no timestamps; the load gives them (`prepare_records`).
             if getattr(model_field, "auto_now", False) and getattr(obj, model_field.attname) is None:
                 setattr(obj, model_field.attname, timezone.now())
-        links = loaded.m2m_data or {}
         try:
             with transaction.atomic(using=self.using):
-                loaded.save(using=self.using, save_m2m=False)
-                self.save_links(obj, links)
+                loaded.save(using=self.using)
         except (DatabaseError, ValidationError, ValueError, TypeError, ObjectDoesNotExist) as exc:
             if not bad:
                 self.problem(record, _WHOLE_RECORD, str(exc))
             return
         if isinstance(obj, Source):
             self.sources.append(obj)
-
-    def save_links(self, obj: models.Model, links: dict[str, Any]) -> None:
-        """Many-to-many links written straight into their tables.
-
-        `set()` first reads the current links through the related model, in its
-        default order (a citation's joins its passage and source): one such
-        query per record, slow on a database full of rows that earlier
-        rolled-back checks left dead. The links are replaced as `set()` would.
-        """
-        for name, pks in links.items():
-            field = obj._meta.get_field(name)
-            through = field.remote_field.through  # type: ignore[union-attr]  # a many-to-many has its table
-            source, target = field.m2m_field_name(), field.m2m_reverse_field_name()  # type: ignore[union-attr]
-            rows = through._default_manager.using(self.using)
-            rows.filter(**{f"{source}_id": obj.pk}).delete()  # a record stored already: its links are replaced
-            rows.bulk_create(
-                [through(**{f"{source}_id": obj.pk, f"{target}_id": getattr(pk, "pk", pk)}) for pk in pks]
-            )
 
     def make_passages(self) -> None:
         """Passages of the file's sources that have a text and none yet, as the load makes them after a file."""

@@ -10,20 +10,24 @@ Sheets over the size or row limit are refused at upload, with the limit named.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tablib
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from archive.importing import uploads
+from archive.importing.spreadsheets import SPREADSHEET_FORMATS, SafeXLSX
 from archive.models import Person
 from tests.admin.helpers import client_for, user
 from tests.importing.helpers import snapshot
@@ -32,6 +36,7 @@ pytestmark = pytest.mark.django_db
 
 IMPORT = reverse("admin:archive_person_import")
 CONFIRM = reverse("admin:archive_person_process_import")
+XLSX_FORMAT = SPREADSHEET_FORMATS.index(SafeXLSX)
 SHEET = "slug,name,side\ntang-shengzhi,唐生智,chinese\n".encode()
 
 
@@ -46,8 +51,8 @@ def curator() -> Client:
     return client_for(user("upload-curator", role="curator"))
 
 
-def _upload(client: Client, content: bytes = SHEET, name: str = "people.csv") -> Any:
-    return client.post(IMPORT, {"format": "0", "import_file": SimpleUploadedFile(name, content)})
+def _upload(client: Client, content: bytes = SHEET, name: str = "people.csv", fmt: int = 0) -> Any:
+    return client.post(IMPORT, {"format": str(fmt), "import_file": SimpleUploadedFile(name, content)})
 
 
 def _confirm_fields(page: Any) -> dict[str, Any]:
@@ -167,3 +172,37 @@ def test_a_file_over_the_size_limit_is_refused_at_upload_naming_the_limit(curato
     errors = " ".join(page.context["form"].errors["import_file"])
     assert "1,000 bytes" in errors and "SPREADSHEET_IMPORT_MAX_BYTES" in errors
     assert not _own_upload_dir.exists() or list(_own_upload_dir.iterdir()) == []
+
+
+def _xlsx(padding: int = 0) -> bytes:
+    """A real one-person XLSX sheet, with `padding` zero bytes in an extra member (they zip to almost nothing)."""
+    dataset = tablib.Dataset(["tang-shengzhi", "唐生智", "chinese"], headers=["slug", "name", "side"])
+    sheet = io.BytesIO(SafeXLSX().export_data(dataset))
+    if padding:
+        with zipfile.ZipFile(sheet, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("xl/padding.bin", b"\0" * padding)
+    return sheet.getvalue()
+
+
+def test_a_zipped_sheet_that_unpacks_past_the_limit_is_refused_at_upload(
+    curator: Client, settings: Any, _own_upload_dir: Path
+) -> None:
+    settings.SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES = 1_000_000
+    bomb = _xlsx(padding=5_000_000)
+    assert len(bomb) < 50_000  # small on the wire, under the upload limit
+    before = snapshot()
+    page = _upload(curator, bomb, name="people.xlsx", fmt=XLSX_FORMAT)
+    assert page.status_code == 200
+    errors = " ".join(page.context["form"].errors["import_file"])
+    assert "1,000,000 bytes unpacked" in errors and "SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES" in errors
+    assert page.context.get("confirm_form") is None
+    assert snapshot() == before
+    assert not _own_upload_dir.exists() or list(_own_upload_dir.iterdir()) == []
+
+
+def test_a_zipped_sheet_within_the_limit_reaches_the_preview(curator: Client, settings: Any) -> None:
+    settings.SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES = 1_000_000
+    page = _upload(curator, _xlsx(), name="people.xlsx", fmt=XLSX_FORMAT)
+    assert page.status_code == 200
+    assert page.context["confirm_form"] is not None, page.context["form"].errors
+    assert [row.diff[0] for row in page.context["result"].rows][0]  # the row is previewed
