@@ -450,12 +450,11 @@ def _decide(verb: str, record: Curated, user: Any, note: str, without_evidence: 
     return None
 
 
-def _decide_revision(request: HttpRequest, verb: str, pk: str) -> None:
+def _decide_revision(request: HttpRequest, verb: str, pk: str, note: str) -> None:
     revision = Revision.objects.filter(pk=pk).first() if pk.isdigit() else None
     if revision is None:
         messages.error(request, _("No such change: %(key)s.") % {"key": pk})
         return
-    note = request.POST.get(f"note-revision-{pk}", "").strip()
     try:
         if verb == "approve":
             revisions.approve_revision(revision=revision, by=request.user, note=note)
@@ -480,7 +479,8 @@ def _act(request: HttpRequest) -> None:
     action = request.POST.get("action", "")
     verb, _sep, key = action.partition(":")
     if verb in ("approve-revision", "reject-revision") and key:
-        _decide_revision(request, verb.removesuffix("-revision"), key)
+        note = request.POST.get(f"note-revision-{key}", "").strip()
+        _decide_revision(request, verb.removesuffix("-revision"), key, note)
         return
     without_evidence = ""
     if verb in ("bulk-approve", "bulk-reject"):
@@ -499,6 +499,9 @@ def _act(request: HttpRequest) -> None:
         return
     done = 0
     for item in keys:
+        if item.startswith("revision-"):  # a selected change of a published record: its own messages
+            _decide_revision(request, verb, item.removeprefix("revision-"), note)
+            continue
         record = _resolve(item)
         if record is None:
             messages.error(request, _("No such record: %(key)s.") % {"key": item})

@@ -389,6 +389,39 @@ def test_describe_many_shows_each_revision_by_name_in_few_queries(curator: User,
     assert [(r.label, r.old, r.new) for r in revisions.describe(third)] == rows[third.pk]
 
 
+def test_bulk_decisions_take_changes_of_published_records_beside_records(
+    reviewer: User, reviewer_client: Client, curator: User, passage: Passage, event: Event
+) -> None:
+    cite(passage, "离开司令部", event=event)  # approved evidence of the event
+    change = _propose(event, curator, title="唐生智撤出南京")
+    gate = approved(Location(slug="yijiang", name="挹江门", kind="gate"))
+    cite(passage, "码头", location=gate)
+    other = _propose(gate, curator, name="挹江門")
+    own = _propose(approved(Location(slug="dock", name="煤炭港", kind="dock")), reviewer, name="煤炭港码头")
+    citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
+    page = reviewer_client.get(URL).content.decode()
+    assert f'name="selected" value="revision-{change.pk}"' in page
+    assert f'name="selected" value="revision-{own.pk}"' not in page  # one's own change offers no box
+    keys = [f"revision-{change.pk}", f"revision-{own.pk}", f"citation-{citation.pk}"]
+    response = reviewer_client.post(
+        URL, {"action": "bulk-approve", "selected": keys, "bulk_note": "as the memoir says"}, follow=True
+    )
+    texts = [str(m) for m in response.context["messages"]]
+    assert "Approved the change of “唐生智撤出南京”: it is published." in texts
+    assert "Approved 1 record." in texts
+    assert any(text.startswith("Change of “煤炭港码头”") for text in texts)  # refused: the reviewer proposed it
+    event.refresh_from_db()
+    assert event.title == "唐生智撤出南京"
+    change.refresh_from_db()
+    assert change.state == RevisionState.APPROVED and change.review_note == "as the memoir says"
+    own.refresh_from_db()
+    assert own.state == RevisionState.PENDING
+    reviewer_client.post(URL, {"action": "bulk-reject", "selected": [f"revision-{other.pk}"], "bulk_note": "no"})
+    other.refresh_from_db()
+    gate.refresh_from_db()
+    assert other.state == RevisionState.REJECTED and gate.name == "挹江门"
+
+
 def test_approve_a_change_publishes_it_with_who_proposed_and_who_approved(
     reviewer: User, reviewer_client: Client, curator: User, event: Event
 ) -> None:
