@@ -39,6 +39,7 @@ from archive.models import (
     Event,
     Passage,
     Rank,
+    Revision,
     Source,
     Status,
 )
@@ -196,7 +197,14 @@ def index(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "archive/curate/index.html",
-        admin_context(request, title=_("Curators' pages"), sources=sources, events=events, in_review=in_review),
+        admin_context(
+            request,
+            title=_("Curators' pages"),
+            sources=sources,
+            events=events,
+            in_review=in_review,
+            changes_in_review=Revision.objects.pending().count(),
+        ),
     )
 
 

@@ -107,6 +107,8 @@ def test_my_work_lists_my_changes_of_published_records(curator: User, reviewer: 
     assert "被驳回的改动" in rejected and "judge" in rejected and "the memoir says otherwise" in rejected
     assert "已批准的改动（新）" in _section(html, "changes-approved")
     assert "别人的改动" not in html
+    index = client_for(curator).get(reverse("archive_curate:index")).content.decode()
+    assert "2 changes of published records" in index  # pending: the curator's and the reviewer's
 
 
 def test_my_work_query_count_does_not_grow(curator: User, reviewer: User, django_assert_num_queries: Any) -> None:
