@@ -128,7 +128,7 @@ def _statement_citations(include: str) -> str:
 
 
 def _statements(alias: str, kind: str, include: str = "false") -> str:
-    """The `statements` document of a record: per field, the value shown and every visible account."""
+    """The `statements` document of a record: per stated field, the value shown and every visible account."""
     account = f"""json_build_object('value', s.value, 'as_written', s.as_written, 'earliest', s.earliest,
         'latest', s.latest, 'rank', s.rank, 'fictional', {_STATEMENT_FICTIONAL}, 'note', s.note,
         'citations', {_statement_citations(include)})"""
@@ -145,8 +145,12 @@ def _statements(alias: str, kind: str, include: str = "false") -> str:
             f"(SELECT coalesce(json_agg({account} ORDER BY {_ACCOUNT_ORDER}), '[]'::json) "
             f"{_accounts(alias, kind, field, include)})"
         )
-        fields.append(f"'{field}', json_build_object('value', {value}, 'accounts', {accounts})")
-    return f"json_build_object({', '.join(fields)})"
+        # A field with no visible account is left out, as the API leaves it out.
+        fields.append(
+            f"CASE WHEN {_stated(alias, kind, field, include)} THEN jsonb_build_object('{field}', "
+            f"json_build_object('value', {value}, 'accounts', {accounts})) ELSE '{{}}'::jsonb END"
+        )
+    return f"({' || '.join(fields)})"
 
 
 def _participation(event: str = "ev", include: str = "false") -> str:

@@ -39,6 +39,12 @@ def _shown(field: models.Field | None, value: Any) -> str:
     return str(value)
 
 
+def _in_field_order(values: dict[str, Any], fields: dict[str, models.Field]) -> list[tuple[str, Any]]:
+    """Changed values in the model's field order (PostgreSQL's jsonb keeps no order of its own)."""
+    order = {attname: index for index, attname in enumerate(fields)}
+    return sorted(values.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
 def describe(revision: Revision) -> list[DiffRow]:
     """The revision as rows of (field, published value, proposed value), everything shown by name."""
     return describe_many([revision])[revision.pk]
@@ -128,7 +134,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
                 DiffRow(_("merge"), changes["merge"].get("duplicate_label", ""), str(record or revision.record_label))
             )
         fields = {field.attname: field for field in revisable_fields(model)}
-        for attname, value in changes.get("fields", {}).items():
+        for attname, value in _in_field_order(changes.get("fields", {}), fields):
             field = fields.get(attname)
             label = str(field.verbose_name) if field is not None else attname
             old = getattr(record, attname, None) if record is not None else None
@@ -150,7 +156,7 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
                 if values is None:
                     rows.append(DiffRow(verbose, str(live) if live is not None else key, ""))
                     continue
-                for attname, value in values.items():
+                for attname, value in _in_field_order(values, child_fields):
                     field = child_fields.get(attname)
                     if field is not None and field.is_relation and live is None:
                         continue  # the parent link of a new name: the record itself

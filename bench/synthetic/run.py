@@ -14,6 +14,7 @@ from pathlib import Path
 from django.db import router, transaction
 
 from archive import fiction
+from archive.db.statistics import refresh_statistics
 from archive.models import Passage, Source
 
 from .corpus import SeedCorpus, load_corpus
@@ -56,6 +57,7 @@ def generate(
                     f"{done:,} / {passages:,} passages, {index + 1} sources, "
                     f"{done / elapsed:,.0f} passages/s, peak RSS {peak_rss_mib():.0f} MiB"
                 )
+        refresh_statistics(using=using)  # later queries are planned for the rows written, not for empty tables
         # Citations went in without signals: the fiction flags are set in one pass.
         fiction.refresh_all(using)
     summary = writer.summary
