@@ -1,38 +1,32 @@
 """The API's statements on the shipped collection: ranked accounts with their citations, fiction kept apart.
 
-The collection is loaded once for the module (as `tests/fixtures_content`
-does), inside a transaction rolled back at the end.
+The collection is loaded once for the module (`tests.shipped`), inside a
+transaction rolled back at the end.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from archive.models import Citation, Source
 from tests.api.conftest import ApiClient
+from tests.shipped import collection_loaded
 
 BASE = "/api/v1"
-FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 # The events the history dates and the web novel retells with times of its own.
 RETOLD = ("yijiangmen-crush", "tang-drive-to-meitangang", "nanjing-massacre")
 
 
 @pytest.fixture(scope="module")
 def collection(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
-    files = sorted(str(path) for path in FIXTURES.glob("[0-9][0-9]_*.json"))
-    with django_db_blocker.unblock(), transaction.atomic():
-        call_command("loaddata", *files, verbosity=0)
+    with django_db_blocker.unblock(), collection_loaded():
         yield
-        transaction.set_rollback(True)
 
 
 @pytest.fixture(autouse=True)

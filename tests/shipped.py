@@ -1,0 +1,35 @@
+"""The shipped collection loaded for a test module, inside a transaction rolled back afterwards.
+
+`loaddata` of the fixture files, in order: the same records `load_collection` loads, without its
+bulk history rows (their COPY path is not what these tests are about). Each file is followed by
+fresh planner statistics, as `load_collection` does, so that PostgreSQL plans the next file's
+lookups for the rows just loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.db import transaction
+
+from archive.db.statistics import refresh_statistics
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+
+
+def fixture_files() -> list[Path]:
+    return sorted(FIXTURES.glob("[0-9][0-9]_*.json"))
+
+
+@contextlib.contextmanager
+def collection_loaded() -> Iterator[None]:
+    with transaction.atomic():
+        for path in fixture_files():
+            call_command("loaddata", str(path), verbosity=0)
+            refresh_statistics()
+        yield
+        transaction.set_rollback(True)
