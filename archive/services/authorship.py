@@ -16,8 +16,7 @@ from django.db import models
 def mark(instance: models.Model, *, by: Any, reason: str) -> None:
     """Name the author and the reason of the next history row of `instance`."""
     instance._history_user = by  # type: ignore[attr-defined]  # read by simple-history
-    # The history's reason column holds 100 characters; a reviewer's note beyond them is kept whole in review_note.
-    instance._change_reason = reason[:100]  # type: ignore[attr-defined]  # read by simple-history
+    instance._change_reason = reason  # type: ignore[attr-defined]  # read by simple-history; a text column
 
 
 def save_as(instance: models.Model, *, by: Any, reason: str, **save_kwargs: Any) -> None:

@@ -246,7 +246,11 @@ def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
     person.refresh_from_db()
     assert person.status == Status.IN_REVIEW
 
-    reason = "named in the garrison roll, which is not yet imported"
+    reason = (
+        "named in the garrison roll of 12 December, which is not yet imported: the roll is kept in the "
+        "Second Historical Archives and lists him under his courtesy name"
+    )
+    assert len(reason) > 100  # kept whole in the history, not cut to a column's size
     response = reviewer_client.post(
         URL, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
     )
