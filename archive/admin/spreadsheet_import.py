@@ -9,10 +9,10 @@ was kept. Two things here close what its defaults leave open:
   and the model. A posted `import_file_name` that this user's upload did not
   produce (another user's, a forged one, a file in /tmp) is refused before
   anything is read or deleted.
-* **Bounded**: a file larger than SPREADSHEET_IMPORT_MAX_BYTES, a zipped
-  sheet (XLSX, ODS) unpacking to more than SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES,
-  or one with more rows than SPREADSHEET_IMPORT_MAX_ROWS, is refused at upload with a message
-  that names the limit, which the import page states beforehand; so an
+* **Bounded**: a file larger than SPREADSHEET_IMPORT_MAX_BYTES, an XLSX
+  (a zip) that unpacks to more than SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES,
+  or one with more rows than SPREADSHEET_IMPORT_MAX_ROWS, is refused at upload
+  with a message that names the limit, which the import page states beforehand; so an
   import never holds a worker past its timeout and never ends in a 500.
 """
 
@@ -60,7 +60,7 @@ class TooManyRows(ValueError):
 
 def limits_text() -> str:
     return _(
-        "An import takes a file of at most %(bytes)s bytes (%(unpacked)s bytes unpacked, for XLSX and ODS) and "
+        "An import takes a file of at most %(bytes)s bytes (%(unpacked)s bytes unpacked, for XLSX) and "
         "%(rows)s rows (settings SPREADSHEET_IMPORT_MAX_BYTES, SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES and "
         "SPREADSHEET_IMPORT_MAX_ROWS); split a larger sheet into several imports."
     ) % {"bytes": f"{max_bytes():,}", "unpacked": f"{max_unpacked_bytes():,}", "rows": f"{max_rows():,}"}
@@ -83,23 +83,19 @@ class BoundedImportForm(ImportForm):
 
 
 def _refuse_zip_bomb(upload: Any) -> None:
-    """An XLSX or ODS file is a zip: refuse one whose members unpack to more than the limit.
+    """An XLSX file is a zip: refuse one whose members unpack to more than the limit.
 
     A few megabytes of zip can unpack to gigabytes of sheet XML; the reader
     would hold them in memory long before the row limit is counted.
     """
     limit = max_unpacked_bytes()
-    upload.seek(0)
-    if not zipfile.is_zipfile(upload):
-        upload.seek(0)
-        return
-    upload.seek(0)
     try:
+        upload.seek(0)
         # Declared sizes suffice: zipfile never unpacks a member past its declared size.
         with zipfile.ZipFile(upload) as archive:
             unpacked = sum(member.file_size for member in archive.infolist())
     except zipfile.BadZipFile:
-        return  # not a sheet after all: the format's reader says so
+        return  # no zipped sheet (CSV, JSON, or a broken file the format's reader names)
     finally:
         upload.seek(0)
     if unpacked > limit:
