@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -68,7 +69,7 @@ def cluster(database: str = "archive") -> Iterator[str]:
         shutil.chown(sockets, "postgres")
     port = _free_port()
     locale = _utf8_locale()
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
     try:
         subprocess.run(
             _as_server_user(
