@@ -11,17 +11,25 @@ SQLite plans without such statistics and needs nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.apps import apps
-from django.db import connections
+from django.db import connections, models
 
 
-def refresh_statistics(*, using: str = "default") -> None:
-    """ANALYZE every table of the archive's models (many-to-many tables included)."""
+def refresh_statistics(*, using: str = "default", written: Iterable[type[models.Model]] | None = None) -> None:
+    """ANALYZE the tables of the models `written` (all of the archive's when None), many-to-many tables included."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         return
-    tables = sorted(
-        {model._meta.db_table for model in apps.get_app_config("archive").get_models(include_auto_created=True)}
-    )
+    chosen = set(apps.get_app_config("archive").get_models()) if written is None else set(written)
+    tables = {model._meta.db_table for model in chosen}
+    tables |= {
+        field.remote_field.through._meta.db_table  # type: ignore[union-attr]  # a many-to-many has its table
+        for model in chosen
+        for field in model._meta.local_many_to_many
+    }
+    if not tables:
+        return
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(table) for table in tables))
+        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(table) for table in sorted(tables)))

@@ -41,6 +41,7 @@ from .fixture_prepare import (
     prepare_collection,
     prepare_records,
     read_collection,
+    written_models,
 )
 from .source_text import passage_roles
 
@@ -276,7 +277,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                 shown,
                 using,
             )
-            refresh_statistics(using=using)  # the next file's lookups see this one's rows
+            refresh_statistics(using=using, written=written_models(records))  # the next file's lookups see its rows
             _created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
                                                      using, existed)
             report.records += len(records)

@@ -47,6 +47,7 @@ from .fixture_prepare import (
     fixture_files,
     key_lookups,
     read_collection,
+    written_models,
 )
 from .source_text import passage_roles
 
@@ -254,7 +255,8 @@ class _Check:
                 self.validate(record, loaded.object, bad)
                 self.save(record, loaded, bad)
             self.make_passages()
-            refresh_statistics(using=self.using)  # the next file's lookups see this one's rows
+            # The next file's lookups see this one's rows.
+            refresh_statistics(using=self.using, written=written_models(self.c.records.get(path, [])))
         return self.problems
 
 

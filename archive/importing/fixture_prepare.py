@@ -124,6 +124,14 @@ class Record:
         return data
 
 
+def written_models(records: Iterable[Record]) -> set[type[models.Model]]:
+    """The models a load of `records` writes: their own, and the passages cut from a source's text."""
+    from archive.models import Passage, Source
+
+    found = {record.model for record in records if record.model is not None}
+    return found | {Passage} if Source in found else found
+
+
 @dataclass
 class Collection:
     directory: Path
