@@ -22,9 +22,8 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.db import models
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -35,21 +34,35 @@ from django.utils.translation import gettext_lazy
 
 from archive.models import (
     Citation,
-    Curated,
+    Echelon,
     Event,
+    EventKind,
+    LocationKind,
+    NameKind,
     Passage,
+    Person,
     Rank,
-    Revision,
-    Source,
     Status,
+    Unit,
 )
 from archive.models.curation import Cited
-from archive.models.registry import CURATED_MODELS, TARGET_FIELDS, cited_model
-from archive.services.citations import citation_create
+from archive.models.registry import TARGET_FIELDS, cited_model
+from archive.search import admin_filter as admin_search
+from archive.search.query import QueryError
+from archive.services.citations import DuplicateCitation, citation_create
+from archive.services.new_records import (
+    NEW_KINDS,
+    NewRecord,
+    build_record,
+    cite_with_new_record,
+    default_name_kind,
+    free_slug,
+    suggested_name,
+)
 from archive.text import anchor
 
-PASSAGES_PER_PAGE = 100
 TARGET_SEARCH_LIMIT = 30
+BLANK: list[tuple[str, Any]] = [("", "---------")]
 
 # The models a citation can rest on, by the name of the citation's field.
 TARGET_MODELS: dict[str, type[Cited]] = {field: cited_model(field) for field in TARGET_FIELDS}
@@ -81,14 +94,6 @@ def admin_change_url(record: models.Model) -> str | None:
     meta = record._meta
     try:
         return reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[record.pk])
-    except NoReverseMatch:
-        return None
-
-
-def admin_add_url(model: type[models.Model]) -> str | None:
-    meta = model._meta
-    try:
-        return reverse(f"admin:{meta.app_label}_{meta.model_name}_add")
     except NoReverseMatch:
         return None
 
@@ -181,102 +186,6 @@ def citations_queryset() -> QuerySet[Citation]:
 
 
 # ---------------------------------------------------------------------------
-# The index of the curators' pages
-
-
-def index(request: HttpRequest) -> HttpResponse:
-    sources = Source.objects.annotate(
-        passage_count=Count("passages", distinct=True),
-        citation_count=Count("passages__citations", distinct=True),
-    ).order_by("title", "slug")
-    events = Event.objects.annotate(
-        citation_count=Count("citations", distinct=True),
-        participation_citation_count=Count("participations__citations", distinct=True),
-    )
-    in_review = sum(model.objects.filter(status=Status.IN_REVIEW).count() for model in _curated_models())
-    return render(
-        request,
-        "archive/curate/index.html",
-        admin_context(
-            request,
-            title=_("Curators' pages"),
-            sources=sources,
-            events=events,
-            in_review=in_review,
-            changes_in_review=Revision.objects.pending().count(),
-        ),
-    )
-
-
-def _curated_models() -> tuple[type[Curated], ...]:
-    return CURATED_MODELS
-
-
-# ---------------------------------------------------------------------------
-# The reader
-
-
-def reader(request: HttpRequest, slug: str) -> HttpResponse:
-    source = get_object_or_404(Source, slug=slug)
-    passages = (
-        source.passages.select_related("quotes")
-        .prefetch_related(
-            Prefetch(
-                "citations",
-                # The reviewer named beside a rejection's note.
-                queryset=citations_queryset().select_related("reviewed_by").order_by("start", "end", "id"),
-            )
-        )
-        .order_by("seq")
-    )
-    page = Paginator(passages, PASSAGES_PER_PAGE).get_page(request.GET.get("page"))
-    rows = []
-    for passage in page.object_list:
-        cited = list(passage.citations.all())
-        rows.append(
-            {
-                "passage": passage,
-                "html": passage_with_citations(passage, cited),
-                "citations": [
-                    {"citation": c, "label": target_label(c), "url": admin_change_url(c), "event": _event_of(c)}
-                    for c in cited
-                ],
-                "cite_url": reverse("archive_curate:cite", args=[passage.pk]),
-            }
-        )
-    can_cite = request.user.has_perm("archive.add_citation")
-    context = admin_context(
-        request,
-        title=_("Reader: %(title)s") % {"title": source.title},
-        source=source,
-        page=page,
-        rows=rows,
-        can_cite=can_cite,
-        form=CitationForm(passage=None) if can_cite else None,
-        add_urls=_add_urls(),
-        statuses=Status,
-    )
-    return render(request, "archive/curate/reader.html", context)
-
-
-def _event_of(citation: Citation) -> Event | None:
-    if citation.event_id:
-        return citation.event
-    if (participation := citation.participation) is not None:
-        return participation.event
-    return None
-
-
-def _add_urls() -> list[tuple[str, str]]:
-    urls = []
-    for name, model in TARGET_MODELS.items():
-        url = admin_add_url(model)
-        if url:
-            urls.append((name, url))
-    return urls
-
-
-# ---------------------------------------------------------------------------
 # Citing a selection
 
 
@@ -296,7 +205,26 @@ class CitationForm(forms.Form):
         choices=[(name, model._meta.verbose_name) for name, model in TARGET_MODELS.items()],
         initial="event",
     )
-    target_id = forms.IntegerField(label=gettext_lazy("Record"), widget=forms.Select)
+    target_id = forms.IntegerField(label=gettext_lazy("Record"), widget=forms.Select, required=False)
+    # A new record made with the citation: its name (the selected words by default), what
+    # kind of name the words are (a person), and what its model requires.
+    new_name = forms.CharField(label=gettext_lazy("Name of the new record"), max_length=200, required=False)
+    new_slug = forms.SlugField(
+        label=gettext_lazy("Slug"),
+        max_length=100,
+        required=False,
+        help_text=gettext_lazy("Made from the name's pinyin; change it only if you must."),
+    )
+    new_words_kind = forms.ChoiceField(
+        label=gettext_lazy("The selected words are"), choices=NameKind.choices, initial=NameKind.PRIMARY, required=False
+    )
+    new_echelon = forms.ChoiceField(label=gettext_lazy("Echelon"), choices=BLANK + Echelon.choices, required=False)
+    new_location_kind = forms.ChoiceField(
+        label=gettext_lazy("Kind of place"), choices=BLANK + LocationKind.choices, required=False
+    )
+    new_event_kind = forms.ChoiceField(
+        label=gettext_lazy("Kind of event"), choices=BLANK + EventKind.choices, required=False
+    )
     claim = forms.CharField(
         label=gettext_lazy("Claim"),
         max_length=500,
@@ -310,6 +238,8 @@ class CitationForm(forms.Form):
         self.passage = passage
         self.closest: anchor.QuoteNotFound | None = None
         self.target: models.Model | None = None
+        self.new_record: NewRecord | None = None
+        self.duplicate: Citation | None = None
         self.codepoints: tuple[int, int] | None = None
         target_type = self.data.get("target_type") or self["target_type"].initial
         self.fields["target_id"].widget.choices = _target_choices(target_type, self.data.get("target_id"))
@@ -347,11 +277,55 @@ class CitationForm(forms.Form):
             return data
         self.codepoints = (found.start, found.end)
         data["quote"] = found.exact
+        if data.get("target_id") is None and data.get("new_name", "").strip():
+            self._clean_new_record(data)
+            return data
         model = TARGET_MODELS[data["target_type"]]
-        self.target = model.objects.filter(pk=data["target_id"]).first()
+        if data.get("target_id") is not None:
+            self.target = model.objects.filter(pk=data["target_id"]).first()
         if self.target is None:
-            self.add_error("target_id", _("Choose a record."))
+            self.add_error("target_id", _("Choose a record, or make a new one."))
         return data
+
+    def _clean_new_record(self, data: dict[str, Any]) -> None:
+        if data["target_type"] not in NEW_KINDS:
+            self.add_error("target_type", _("Only a person, unit, place or event can be made here."))
+            return
+        new = NewRecord(
+            kind=data["target_type"],
+            name=data["new_name"],
+            words=data["quote"],
+            words_kind=data.get("new_words_kind") or NameKind.PRIMARY,
+            echelon=data.get("new_echelon", ""),
+            location_kind=data.get("new_location_kind", ""),
+            event_kind=data.get("new_event_kind", ""),
+            slug=data.get("new_slug", ""),
+        )
+        try:
+            build_record(new)
+        except ValidationError as exc:
+            for name, messages_ in _new_record_errors(exc, new.kind).items():
+                self.add_error(name, messages_)
+            return
+        self.new_record = new
+
+
+def _new_record_errors(exc: ValidationError, kind: str) -> dict[str | None, list[str]]:
+    """The model's errors of a new record, each under the field of the form that sets it."""
+    if not hasattr(exc, "error_dict"):
+        return {None: exc.messages}
+    fields = {
+        "name": "new_name",
+        "title": "new_name",
+        "new_name": "new_name",
+        "slug": "new_slug",
+        "echelon": "new_echelon",
+        "kind": "new_location_kind" if kind == "location" else "new_event_kind",
+    }
+    found: dict[str | None, list[str]] = {}
+    for name, errors in exc.message_dict.items():
+        found.setdefault(fields.get(name), []).extend(errors)
+    return found
 
 
 def _target_queryset(target_type: str) -> QuerySet[Any]:
@@ -380,26 +354,21 @@ def _record_option(record: Any) -> str:
     return f"{record} ({record.get_status_display()})"
 
 
-def _search_filter(target_type: str, term: str) -> Q:
-    if target_type == "person":
-        return Q(name__icontains=term) | Q(names__name__icontains=term) | Q(slug__icontains=term)
-    if target_type in ("unit", "location"):
-        return Q(name__icontains=term) | Q(aliases__name__icontains=term) | Q(slug__icontains=term)
-    if target_type == "event":
-        return Q(title__icontains=term) | Q(slug__icontains=term) | Q(date_text__icontains=term)
+def _matching(target_type: str, qs: QuerySet[Any], term: str) -> QuerySet[Any]:
+    """The records of `qs` that `term` finds by the admin's folded search (Traditional, Simplified, pinyin, aliases).
+
+    A post or participation is found by its person, unit or event, or by its
+    title or slug; those records are looked up by the same search.
+    """
+    if target_type in NEW_KINDS:
+        return admin_search.filter_queryset(qs, term)
+    person_ids = admin_search.filter_queryset(Person.objects.all(), term).values("pk")
+    unit_ids = admin_search.filter_queryset(Unit.objects.all(), term).values("pk")
+    by_related = Q(person__in=person_ids) | Q(unit__in=unit_ids) | Q(slug__icontains=term)
     if target_type == "post":
-        return (
-            Q(title__icontains=term)
-            | Q(person__name__icontains=term)
-            | Q(unit__name__icontains=term)
-            | Q(slug__icontains=term)
-        )
-    return (
-        Q(event__title__icontains=term)
-        | Q(person__name__icontains=term)
-        | Q(unit__name__icontains=term)
-        | Q(slug__icontains=term)
-    )
+        return qs.filter(by_related | Q(title__icontains=term))
+    event_ids = admin_search.filter_queryset(Event.objects.all(), term).values("pk")
+    return qs.filter(by_related | Q(event__in=event_ids))
 
 
 def target_search(request: HttpRequest) -> JsonResponse:
@@ -410,10 +379,24 @@ def target_search(request: HttpRequest) -> JsonResponse:
     term = request.GET.get("q", "").strip()
     qs = _target_queryset(target_type)
     if term:
-        ids = TARGET_MODELS[target_type].objects.filter(_search_filter(target_type, term)).values("pk")
-        qs = qs.filter(pk__in=ids)
+        try:
+            qs = _matching(target_type, qs, term)
+        except QueryError as exc:
+            return JsonResponse({"error": exc.message}, status=400)
     results = [{"id": r.pk, "text": _record_option(r), "status": r.status} for r in qs[:TARGET_SEARCH_LIMIT]]
     return JsonResponse({"results": results})
+
+
+def new_record_defaults(request: HttpRequest) -> JsonResponse:
+    """What the cite dialog prefills for a new record: its name from the selected words, its slug, the kind of name."""
+    kind = request.GET.get("type", "")
+    if kind not in NEW_KINDS:
+        return JsonResponse({"error": _("Unknown record type “%(type)s”.") % {"type": kind}}, status=400)
+    words = request.GET.get("words", "")[:200].strip()
+    name = request.GET.get("name", "")[:200].strip() or suggested_name(words)
+    model = TARGET_MODELS[kind]
+    slug = free_slug(model, name, kind=kind) if name else ""
+    return JsonResponse({"name": name, "slug": slug, "words_kind": default_name_kind(words)})
 
 
 def cite(request: HttpRequest, pk: int) -> HttpResponse:
@@ -424,33 +407,10 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
     reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
     if request.method == "POST":
         form = CitationForm(request.POST, passage=passage)
-        if form.is_valid() and form.codepoints and form.target is not None:
-            data = form.cleaned_data
-            submit = "_submit" in request.POST
-            try:
-                citation = citation_create(
-                    passage=passage,
-                    quote=data["quote"],
-                    start=form.codepoints[0],
-                    end=form.codepoints[1],
-                    target_type=data["target_type"],
-                    target=form.target,
-                    claim=data["claim"],
-                    rank=data["rank"],
-                    by=request.user,
-                    submit=submit,
-                )
-            except ValidationError as exc:
-                for message in exc.messages:
-                    form.add_error(None, message)
-            else:
-                text = (
-                    _("Citation “%(quote)s” saved and submitted for review.")
-                    if submit
-                    else _("Citation “%(quote)s” saved as a draft.")
-                )
-                messages.success(request, text % {"quote": citation.quote})
-                return redirect(passage_url(passage))
+        if form.is_valid() and form.codepoints and (form.target is not None or form.new_record is not None):
+            saved = _save_citation(request, passage, form)
+            if saved is not None:
+                return redirect(f"{passage_url(passage)}&focus={passage.seq}")
         status = 200
     else:
         form, status = _form_from_selection(request, passage)
@@ -461,19 +421,58 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
         form=form,
         reader_url=reader_url,
         passage_html=_passage_for_form(passage, form),
-        add_urls=_add_urls(),
+        duplicate_url=admin_change_url(form.duplicate) if form.duplicate else None,
     )
     return render(request, "archive/curate/cite.html", context, status=status)
 
 
-def _page_query(passage: Passage) -> str:
-    return f"page={(passage.seq - 1) // PASSAGES_PER_PAGE + 1}"
+def _save_citation(request: HttpRequest, passage: Passage, form: CitationForm) -> Citation | None:
+    """Save the form's citation (and its new record); on a refusal, the reason goes on the form."""
+    data = form.cleaned_data
+    submit = "_submit" in request.POST
+    assert form.codepoints is not None
+    start, end = form.codepoints
+    common = {"passage": passage, "quote": data["quote"], "start": start, "end": end, "claim": data["claim"],
+              "rank": data["rank"], "by": request.user, "submit": submit}
+    if form.new_record is not None and not request.user.has_perm(f"archive.add_{form.new_record.kind}"):
+        form.add_error(None, _("You may not make a new record of this kind."))
+        return None
+    try:
+        if form.new_record is not None:
+            record, citation = cite_with_new_record(new=form.new_record, **common)
+        else:
+            assert form.target is not None
+            citation = citation_create(target_type=data["target_type"], target=form.target, **common)
+            record = None
+    except DuplicateCitation as exc:
+        form.duplicate = exc.existing
+        form.add_error(None, exc.messages[0])
+        return None
+    except ValidationError as exc:
+        for message in exc.messages:
+            form.add_error(None, message)
+        return None
+    if record is not None:
+        text = (
+            _("%(record)s made and cited by “%(quote)s”; both submitted for review.")
+            if submit
+            else _("%(record)s made and cited by “%(quote)s”; both saved as drafts.")
+        )
+        messages.success(request, text % {"record": record, "quote": citation.quote})
+    else:
+        text = (
+            _("Citation “%(quote)s” saved and submitted for review.")
+            if submit
+            else _("Citation “%(quote)s” saved as a draft.")
+        )
+        messages.success(request, text % {"quote": citation.quote})
+    return citation
 
 
 def passage_url(passage: Passage) -> str:
-    """The passage in the reader: its page and its anchor."""
+    """The passage in the reader: `seq` makes the reader open the page that holds it, at its anchor."""
     reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
-    return f"{reader_url}?{_page_query(passage)}#passage-{passage.seq}"
+    return f"{reader_url}?seq={passage.seq}"
 
 
 def _form_from_selection(request: HttpRequest, passage: Passage) -> tuple[CitationForm, int]:

@@ -18,6 +18,28 @@ from archive.services import review
 from archive.services.authorship import save_as
 
 
+class DuplicateCitation(ValidationError):
+    """The same words of the same passage already cite the same record; `existing` is that citation."""
+
+    def __init__(self, existing: Citation) -> None:
+        super().__init__(
+            _("These words of passage %(passage)s already cite this record (citation %(citation)s).")
+            % {"passage": existing.passage, "citation": existing.slug},
+            code="duplicate",
+        )
+        self.existing = existing
+
+
+def existing_duplicate(*, passage: Passage, quote: str, target_type: str, target: models.Model) -> Citation | None:
+    """A citation (not rejected) of the same quote in the same passage for the same record, if there is one."""
+    return (
+        Citation.objects.filter(passage=passage, quote=quote, **{target_type: target})
+        .exclude(status=Status.REJECTED)
+        .order_by("pk")
+        .first()
+    )
+
+
 @transaction.atomic
 def citation_create(
     *,
@@ -31,10 +53,18 @@ def citation_create(
     rank: str,
     by: Any,
     submit: bool = False,
+    reason: str = "cited in the source reader",
 ) -> Citation:
-    """Create a draft citation by `by` (and submit it for review when asked)."""
+    """Create a draft citation by `by` (and submit it for review when asked).
+
+    Refused with `DuplicateCitation` when the same words already cite the same
+    record there: a second card would count one piece of evidence twice.
+    """
     if target_type not in TARGET_FIELDS:
         raise ValidationError(_("Unknown record type “%(type)s”.") % {"type": target_type})
+    existing = existing_duplicate(passage=passage, quote=quote, target_type=target_type, target=target)
+    if existing is not None:
+        raise DuplicateCitation(existing)
     citation = Citation(
         passage=passage,
         quote=quote,
@@ -50,7 +80,7 @@ def citation_create(
     # Named before validation, so full_clean() checks the slug like every other field.
     citation.slug = citation.free_slug()
     citation.full_clean()
-    save_as(citation, by=by, reason="cited in the source reader")
+    save_as(citation, by=by, reason=reason)
     if submit:
         review.submit(citation, by=by)
     return citation

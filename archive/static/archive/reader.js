@@ -84,17 +84,12 @@
         });
     }
 
-    function showAddLink() {
-      form.querySelectorAll(".target-add").forEach(function (link) {
-        link.hidden = link.dataset.type !== typeSelect.value;
-      });
-    }
-
     typeSelect.addEventListener("change", function () {
       select.value = "";
-      showAddLink();
+      newRecord.showFields();
       load();
     });
+    var newRecord = setupNewRecord(form, typeSelect, select);
     search.addEventListener("input", function () {
       clearTimeout(timer);
       timer = setTimeout(load, 200);
@@ -105,22 +100,149 @@
         clearTimeout(timer);
         load();
       }
+    });    return newRecord;
+  }
+
+  /*
+   * "New record from the selection": a short form inside the citation form,
+   * prefilled by the server from the selected words (the name, Simplified for
+   * Traditional words; the slug from its pinyin; what kind of name the words are).
+   */
+  function setupNewRecord(form, typeSelect, select) {
+    var toggle = form.querySelector("[data-role=new-record-toggle]");
+    var box = form.querySelector("[data-role=new-record]");
+    var existing = form.querySelector("[data-role=existing-record]");
+    if (!toggle || !box) return { showFields: function () {}, reset: function () {} };
+    var name = box.querySelector("[name=new_name]");
+    var slug = box.querySelector("[name=new_slug]");
+    var wordsKind = box.querySelector("[name=new_words_kind]");
+    var creatable = ["person", "unit", "location", "event"];
+
+    function showFields() {
+      var type = typeSelect.value;
+      toggle.hidden = creatable.indexOf(type) < 0;
+      if (toggle.hidden) close();
+      box.querySelectorAll("[data-for]").forEach(function (row) {
+        row.hidden = row.dataset.for !== "all" && row.dataset.for !== type;
+      });
+    }
+
+    function fetchDefaults(params) {
+      var query = new URLSearchParams(params);
+      query.set("type", typeSelect.value);
+      return fetch(toggle.dataset.defaultsUrl + "?" + query.toString(), {
+        credentials: "same-origin", headers: { Accept: "application/json" }
+      }).then(function (response) { return response.json(); });
+    }
+
+    function open() {
+      var words = form.querySelector("[name=quote]").value;
+      box.hidden = false;
+      if (existing) existing.hidden = true;
+      select.value = "";
+      showFields();
+      fetchDefaults({ words: words }).then(function (data) {
+        if (data.error) return;
+        name.value = data.name;
+        slug.value = data.slug;
+        if (wordsKind) wordsKind.value = data.words_kind;
+        name.focus();
+        name.select();
+      });
+    }
+
+    function close() {
+      box.hidden = true;
+      if (existing) existing.hidden = false;
+      name.value = "";
+      slug.value = "";
+    }
+
+    var timer = null;
+    name.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        fetchDefaults({ name: name.value }).then(function (data) { if (!data.error) slug.value = data.slug; });
+      }, 250);
+    });
+    toggle.addEventListener("click", open);
+    box.querySelector("[data-role=new-record-cancel]").addEventListener("click", close);
+    showFields();
+    return { showFields: showFields, reset: close };
+  }
+
+  /* A warning drawn where the selection is, not at the end of the page. */
+  function warnAtSelection(warning) {
+    var sel = window.getSelection();
+    if (!warning) return;
+    warning.hidden = false;
+    warning.style.position = "fixed";
+    var top = 80;
+    var left = 20;
+    if (sel && sel.rangeCount) {
+      var rect = sel.getRangeAt(0).getBoundingClientRect();
+      top = Math.min(Math.max(rect.bottom + 8, 8), window.innerHeight - 80);
+      left = Math.min(Math.max(rect.left, 8), window.innerWidth - 360);
+    }
+    warning.style.top = top + "px";
+    warning.style.left = left + "px";
+    clearTimeout(warning._timer);
+    warning._timer = setTimeout(function () { warning.hidden = true; }, 6000);
+  }
+
+  /* A cited span and its card point at each other. */
+  function setupCards() {
+    function flash(el) {
+      el.classList.remove("flash");
+      void el.offsetWidth;
+      el.classList.add("flash");
+    }
+    document.querySelectorAll(".passage-text mark.cite[data-citations]").forEach(function (mark) {
+      mark.addEventListener("click", function () {
+        if (!window.getSelection().isCollapsed) return;
+        var ids = mark.dataset.citations.split(" ").filter(Boolean);
+        var row = mark.closest(".passage-row");
+        if (!ids.length || !row) return;
+        var details = row.querySelector("details[data-role=citations]");
+        if (details) details.open = true;
+        var card = row.querySelector('[data-citation="' + ids[0] + '"]');
+        if (card) {
+          card.scrollIntoView({ block: "nearest" });
+          card.focus({ preventScroll: true });
+          flash(card);
+        }
+      });
+    });
+    document.querySelectorAll("[data-role=show-span]").forEach(function (link) {
+      link.addEventListener("click", function (event) {
+        var card = link.closest("[data-citation]");
+        var row = link.closest(".passage-row");
+        var id = card && card.dataset.citation;
+        var mark = row && Array.prototype.find.call(row.querySelectorAll("mark[data-citations]"), function (m) {
+          return m.dataset.citations.split(" ").indexOf(id) >= 0;
+        });
+        if (!mark) return;
+        event.preventDefault();
+        mark.scrollIntoView({ block: "center" });
+        flash(mark);
+      });
     });
   }
 
   function setupDialog(dialog) {
     var form = dialog.querySelector("form");
     var warning = document.getElementById("selection-warning");
-    setupTargets(form);
+    var newRecord = setupTargets(form);
 
     function open() {
       var selection = currentSelection();
       if (!selection) return;
       if (selection.crosses) {
-        if (warning) warning.hidden = false;
+        warnAtSelection(warning);
         return;
       }
       if (warning) warning.hidden = true;
+      newRecord.reset();
       form.action = selection.el.dataset.citeUrl;
       fillForm(form, selection);
       dialog.querySelector("[data-role=passage-label]").textContent = "§" + selection.el.dataset.seq;
@@ -152,6 +274,7 @@
   }
 
   function init() {
+    setupCards();
     var dialog = document.getElementById("cite-dialog");
     if (dialog) setupDialog(dialog);
     else {
