@@ -21,7 +21,7 @@ from simple_history.models import HistoricalRecords
 from archive.text import anchor
 from archive.text.normalize import search_key
 
-from .curation import Cited, Curated
+from .curation import Cited, Curated, Status
 from .events import Event, Participation
 from .people import Person
 from .places import Location
@@ -184,8 +184,29 @@ class Citation(Curated):
                     ) % {"quote": self.quote, "count": count, "passage": self.passage}
                 # Keep the passage's own characters, even when matched after folding.
                 self.quote, self.start, self.end = found.exact, found.start, found.end
+        if not errors and self.status != Status.REJECTED:
+            twin = self.twin()
+            if twin is not None:
+                errors["__all__"] = _(
+                    "These words of passage %(passage)s already cite this record (citation %(citation)s)."
+                ) % {"passage": self.passage, "citation": twin.slug}
         if errors:
             raise ValidationError(errors)
+
+    def twin(self) -> Citation | None:
+        """Another live citation of the same words of this passage for the same record: evidence counted twice."""
+        target = self.target_field
+        if not self.passage_id or not self.quote or target is None:
+            return None
+        return (
+            Citation.objects.filter(
+                passage_id=self.passage_id, quote=self.quote, **{f"{target}_id": getattr(self, f"{target}_id")}
+            )
+            .exclude(status=Status.REJECTED)
+            .exclude(pk=self.pk)
+            .order_by("pk")
+            .first()
+        )
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.slug and self.passage_id:

@@ -70,7 +70,7 @@ def of_sources(source_ids: Iterable[int], *, with_mentions: bool = False) -> dic
         cited = spans.get(source_id, {})
         left = None
         if with_mentions:
-            left = sum(len(found) for found in mentions.of_source(source_id).values())
+            left = mentions.left_in_source(source_id)
         result[source_id] = Coverage(
             passages=passages,
             cited_passages=len(cited),

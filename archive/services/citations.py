@@ -30,16 +30,6 @@ class DuplicateCitation(ValidationError):
         self.existing = existing
 
 
-def existing_duplicate(*, passage: Passage, quote: str, target_type: str, target: models.Model) -> Citation | None:
-    """A citation (not rejected) of the same quote in the same passage for the same record, if there is one."""
-    return (
-        Citation.objects.filter(passage=passage, quote=quote, **{target_type: target})
-        .exclude(status=Status.REJECTED)
-        .order_by("pk")
-        .first()
-    )
-
-
 @transaction.atomic
 def citation_create(
     *,
@@ -62,7 +52,7 @@ def citation_create(
     """
     if target_type not in TARGET_FIELDS:
         raise ValidationError(_("Unknown record type “%(type)s”.") % {"type": target_type})
-    existing = existing_duplicate(passage=passage, quote=quote, target_type=target_type, target=target)
+    existing = Citation(passage=passage, quote=quote, **{target_type: target}).twin()
     if existing is not None:
         raise DuplicateCitation(existing)
     citation = Citation(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import ahocorasick  # type: ignore[import-not-found]  # a C extension without type information
 
-from .normalize import is_han, search_key
+from .normalize import HAN, search_key
 
 # One Han character is a surname, a word, a particle: as a name it would mark half the text.
 MIN_NAME_LENGTH = 2
@@ -32,7 +32,7 @@ class Found:
 def usable_key(name: str) -> str | None:
     """The key a name is matched by, or None for a name too short or with no Han character."""
     key = search_key(name.strip())
-    if len(key) < MIN_NAME_LENGTH or not any(is_han(ch) for ch in key):
+    if len(key) < MIN_NAME_LENGTH or HAN.search(key) is None:
         return None
     return key
 

@@ -10,12 +10,14 @@ written in pinyin or older romanisations (``pinyin_forms``/``fold_latin``).
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 import opencc
 from pypinyin import Style, lazy_pinyin
 
 __all__ = [
+    "HAN",
     "fold",
     "fold_aligned",
     "fold_chars",
@@ -110,6 +112,10 @@ def fold_aligned(text: str) -> tuple[str, list[int]]:
         pieces.append(folded)
         origin.extend([index] * len(folded))
     return "".join(pieces), origin
+
+
+# Any CJK ideograph, as a regular expression: faster than `is_han` over a whole string.
+HAN = re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _HAN_RANGES) + "]")
 
 
 def is_han(ch: str) -> bool:

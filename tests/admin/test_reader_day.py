@@ -8,6 +8,7 @@ made inside the cite dialog with its citation; a duplicate is refused.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -119,7 +120,9 @@ def test_citations_fold_into_counts_by_status(client_of: Client, source: Source)
     assert "<details" in row and " open" not in row.split("<details", 1)[1].split(">", 1)[0]
 
 
-def test_reader_queries_do_not_grow_with_the_page(client_of: Client, source: Source, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+def test_reader_queries_do_not_grow_with_the_page(
+    client_of: Client, source: Source, django_assert_max_num_queries: Any
+) -> None:
     xiaguan = approved(Location(slug="xiaguan", name="下关", kind="district"))
     for n in range(7, 46, 7):
         cite(source.passages.get(seq=n), "下关", location=xiaguan)
@@ -200,7 +203,8 @@ def _cite_post(passage, words: str, **fields: str) -> dict[str, str]:  # type: i
 def test_a_new_person_is_made_and_cited_in_one_submit(client_of: Client) -> None:
     source = source_with_text("唐司令於12日傍晚離開。\n", kind="history", language="zh-Hant")
     passage = source.passages.get(seq=1)
-    defaults = client_of.get(reverse("archive_curate:new_record_defaults"), {"type": "person", "words": "唐司令"}).json()
+    defaults_url = reverse("archive_curate:new_record_defaults")
+    defaults = client_of.get(defaults_url, {"type": "person", "words": "唐司令"}).json()
     assert defaults == {"name": "唐司令", "slug": "tang-siling", "words_kind": "primary"}
     traditional = client_of.get(reverse("archive_curate:new_record_defaults"), {"type": "location", "words": "離開"})
     assert traditional.json()["name"] == "离开" and traditional.json()["words_kind"] == "traditional"
