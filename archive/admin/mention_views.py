@@ -40,7 +40,7 @@ def cite_one(request: HttpRequest, pk: int) -> HttpResponse:
     back = request.POST.get("next", "")
     if back.startswith(reverse("archive_curate:reader", args=[passage.source.slug])):
         return redirect(back)
-    return redirect(f"{passage_url(passage)}&focus={passage.seq}")
+    return redirect(passage_url(passage, focus=True))
 
 
 def cite_all(request: HttpRequest, slug: str) -> HttpResponse:

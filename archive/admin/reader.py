@@ -410,7 +410,7 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
         if form.is_valid() and form.codepoints and (form.target is not None or form.new_record is not None):
             saved = _save_citation(request, passage, form)
             if saved is not None:
-                return redirect(f"{passage_url(passage)}&focus={passage.seq}")
+                return redirect(passage_url(passage, focus=True))
         status = 200
     else:
         form, status = _form_from_selection(request, passage)
@@ -469,10 +469,14 @@ def _save_citation(request: HttpRequest, passage: Passage, form: CitationForm) -
     return citation
 
 
-def passage_url(passage: Passage) -> str:
-    """The passage in the reader: `seq` makes the reader open the page that holds it, at its anchor."""
+def passage_url(passage: Passage, *, focus: bool = False) -> str:
+    """The passage in the reader: `seq` makes the reader open the page that holds it, at its anchor.
+
+    With `focus`, the passage is marked and the messages of what was just done there are shown beside it.
+    """
     reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
-    return f"{reader_url}?seq={passage.seq}"
+    extra = f"&focus={passage.seq}" if focus else ""
+    return f"{reader_url}?seq={passage.seq}{extra}#passage-{passage.seq}"
 
 
 def _form_from_selection(request: HttpRequest, passage: Passage) -> tuple[CitationForm, int]:

@@ -161,6 +161,14 @@ def test_a_curators_day_in_the_reader(live_server: Any, new_page: Any, screensho
     page.locator("#cite-dialog [name=new_name]").wait_for(state="visible")
     page.screenshot(path=str(screenshot_dir / "reader-new-record-dialog-zh-hant.png"))
 
+    # Coverage at a glance on the curators' index.
+    page.goto(f"{base}/admin/curate/?q=南京")
+    history_row = page.locator("table.sources-table tr", has_text="history-nanjing-retreat").or_(
+        page.locator("table.sources-table tr", has=page.locator(f"a[href='{reader}']"))
+    )
+    assert "/ 125" in history_row.locator(".coverage-passages").inner_text()
+    page.screenshot(path=str(screenshot_dir / "curators-index-coverage-zh-hant.png"), full_page=True)
+
     # The reviewer sees the new person, its citation and the mention in the queue.
     review = new_page()
     _log_in(review, base, reviewer.username, "/admin/curate/review/")

@@ -25,6 +25,7 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from archive.reading import mentions
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("collection")]
 
@@ -331,3 +332,24 @@ def test_alternate_history_events() -> None:
     assert Event.objects.get(slug="althist-retreat-begins").fictional
     matsui_events = Participation.objects.filter(person__slug="matsui-iwane").values_list("event__slug", flat=True)
     assert set(matsui_events) >= {"althist-matsui-orders-general-attack", "althist-matsui-turns-on-78th"}
+
+
+# Suggested mentions: the alternate-history text, in Traditional, names places kept in Simplified.
+
+
+def test_the_traditional_text_is_offered_places_named_in_simplified() -> None:
+    source = Source.objects.get(slug="althist-nanjing-retreat-0122")
+    found = mentions.of_source(source.pk)
+    by_seq = {source.passages.get(pk=pk).seq: items for pk, items in found.items()}
+    wuhu = Location.objects.get(name="芜湖")
+    assert ("蕪湖", wuhu.pk) in {(s.quote, s.record_id) for s in by_seq[10] if s.kind == "location"}
+    suggested_in_simplified = {s.label for items in found.values() for s in items if s.quote != s.label}
+    assert {"芜湖", "江宁", "马鞍山"} <= suggested_in_simplified
+
+
+def test_no_suggestion_repeats_a_citation_of_its_passage() -> None:
+    source = Source.objects.get(slug="history-nanjing-retreat")
+    for passage_id, items in mentions.of_source(source.pk).items():
+        cited = Citation.objects.filter(passage_id=passage_id).exclude(status=Status.REJECTED)
+        for suggestion in items:
+            assert not cited.filter(**{suggestion.kind: suggestion.record_id}).exists(), suggestion
