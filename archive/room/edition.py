@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 
@@ -24,7 +25,7 @@ def runs(text: str, citations: Sequence[Any]) -> list[Run]:
     spans = [(max(0, c.start), min(len(text), c.end), c) for c in citations if c.start < c.end <= len(text)]
     cuts = sorted({0, len(text), *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
     result = []
-    for low, high in zip(cuts, cuts[1:], strict=False):
+    for low, high in pairwise(cuts):
         covering = [c for s, e, c in spans if s <= low and high <= e]
         starting = [c for s, _, c in spans if s == low]
         result.append(Run(text[low:high], covering, starting))

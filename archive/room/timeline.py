@@ -98,7 +98,8 @@ def narrowed(
     queryset: QuerySet[Event], mode: FictionMode, *, person: Any = None, unit: Any = None, place: Any = None
 ) -> QuerySet[Event]:
     """Events one person or one unit took part in, or that happened at one place or inside it."""
-    taking_part = selectors.filter_fiction(Participation.objects.filter(selectors.visible_participation_q()), mode.nested)
+    visible = Participation.objects.filter(selectors.visible_participation_q())
+    taking_part = selectors.filter_fiction(visible, mode.nested)
     if person is not None:
         queryset = queryset.filter(pk__in=taking_part.filter(person=person).values("event_id"))
     if unit is not None:
@@ -117,7 +118,7 @@ def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
     roots = []
     for event in events:
         if event.parent_id in shown:
-            children.setdefault(event.parent_id, []).append(event)  # type: ignore[arg-type]  # checked just above
+            children.setdefault(event.parent_id, []).append(event)
         else:
             roots.append(event)
     ordered: list[tuple[Event, int]] = []

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
@@ -19,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from archive import selectors
-from archive.models import Event, Location, Person, Source, Unit
+from archive.models import Curated, Event, Location, Person, Source, Unit
 from archive.models.registry import FictionMode
 from archive.room import battle, edition, places, reading
 from archive.room import timeline as timelines
@@ -65,7 +64,8 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
         {
             "field": stated,
             "accounts": [
-                {"account": account, "chosen": account in stated.shown, "citations": _citations(account.citations, mode)}
+                {"account": account, "chosen": account in stated.shown,
+                 "citations": _citations(account.citations, mode)}
                 for account in stated.accounts
             ],
         }
@@ -75,7 +75,7 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
 
 @reads_mode
 def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
-    def listed(model: type, order: str) -> Any:
+    def listed(model: type[Curated], order: str) -> Any:
         return selectors.filter_fiction(model.objects.approved(), mode).only("slug", order).order_by(order, "slug")
 
     lists = [
