@@ -109,7 +109,7 @@ def test_bad_page_of_an_edition() -> None:
 @pytest.mark.parametrize("path", [*PICTURES, "/sources/history-nanjing-retreat/", "/events/yijiangmen-crush/",
                                   "/people/tang-shengzhi/", "/units/nanjing-garrison/", "/places/nanjing/"])
 def test_pages_cost_a_fixed_number_of_queries(path: str, django_assert_max_num_queries: Any) -> None:
-    with django_assert_max_num_queries(30):
+    with django_assert_max_num_queries(20):
         assert _get(path).status_code == 200
-    with django_assert_max_num_queries(30):
+    with django_assert_max_num_queries(20):
         assert _get(f"{path}?fiction=include").status_code == 200
