@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.timezone import localtime
 
 from archive import selectors
 from archive.models import Event, Participation
@@ -166,8 +167,8 @@ def bar_data(line: Timeline) -> list[dict[str, Any]]:
             "places": row.places,
             "bars": [
                 {
-                    "earliest": bar.earliest.isoformat(),
-                    "latest": bar.latest.isoformat(),
+                    "earliest": localtime(bar.earliest).isoformat(),
+                    "latest": localtime(bar.latest).isoformat(),
                     "as_written": bar.as_written,
                     "kind": bar.kind,
                     "source": bar.source,
