@@ -27,19 +27,24 @@
     return node;
   }
 
+  const pad = (n) => String(n).padStart(2, "0");
+
   function label(ms) {
     const d = new Date(ms + OFFSET);
-    const pad = (n) => String(n).padStart(2, "0");
     return `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
   }
 
-  function step(span) {
-    const hours = span / HOUR;
-    if (hours <= 6) return HOUR / 2;
-    if (hours <= 14) return HOUR;
-    if (hours <= 30) return 2 * HOUR;
-    if (hours <= 80) return 6 * HOUR;
-    return 12 * HOUR;
+  // An axis tick shows the hour; the day only where it changes.
+  function tick(ms, first) {
+    const d = new Date(ms + OFFSET);
+    const hour = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+    return first || (d.getUTCHours() === 0 && d.getUTCMinutes() === 0) ? `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${hour}` : hour;
+  }
+
+  // The finest step that leaves room for a label (about 70 pixels).
+  function step(span, plot) {
+    const steps = [HOUR / 2, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR];
+    return steps.find((s) => (plot * s) / span >= 70) || 24 * HOUR;
   }
 
   function updateMapLink() {
@@ -61,10 +66,12 @@
     const height = AXIS + lanes * ROW + 10;
     const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img" });
     const axis = el("g", { class: "axis" });
-    const every = step(span);
-    for (let t = Math.ceil(view.start / every) * every; t <= view.end; t += every) {
+    const every = step(span, plot);
+    // Ticks fall on whole hours of Nanjing time.
+    const first = Math.ceil((view.start + OFFSET) / every) * every - OFFSET;
+    for (let t = first; t <= view.end; t += every) {
       axis.appendChild(el("line", { x1: x(t), x2: x(t), y1: AXIS - 6, y2: height }));
-      axis.appendChild(el("text", { x: x(t) + 2, y: AXIS - 10 }, label(t)));
+      axis.appendChild(el("text", { x: x(t) + 2, y: AXIS - 10 }, tick(t, t === first)));
     }
     svg.appendChild(axis);
     let y = AXIS;
