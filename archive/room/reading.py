@@ -29,6 +29,13 @@ class BadParameter(Exception):
         self.message = message
 
 
+def refuse_nul(request: HttpRequest) -> None:
+    """PostgreSQL refuses a NUL character in any text it is sent: refused here, naming the parameter."""
+    for name, values in request.GET.lists():
+        if "\x00" in name or any("\x00" in value for value in values):
+            raise BadParameter(name.replace("\x00", "\\0"), _("A parameter cannot contain a NUL character."))
+
+
 def fiction_mode(request: HttpRequest) -> FictionMode:
     """Fiction is the reader's choice and off by default."""
     raw = request.GET.get("fiction", "")

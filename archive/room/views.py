@@ -38,7 +38,10 @@ def reads_mode(view: View) -> View:
     """Reads the reader's fiction mode; a parameter it cannot read is a 400 naming it."""
 
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if any("\x00" in str(value) for value in kwargs.values()):
+            raise Http404(_("No record has this name."))
         try:
+            reading.refuse_nul(request)
             mode = reading.fiction_mode(request)
             return view(request, mode, *args, **kwargs)
         except reading.BadParameter as bad:
@@ -172,17 +175,16 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     """A source as an edition: numbered passages, every cited span marked and linked to its records."""
     record = _visible(selectors.sources(), mode, slug, "is_fiction")
     raw_page = request.GET.get("page", "1")
-    if not raw_page.isdigit() or int(raw_page) < 1:
+    if not (raw_page.isascii() and raw_page.isdigit()) or int(raw_page) < 1:
         return HttpResponseBadRequest(render_to_string(
             "room/bad_parameter.html",
             {"bad": reading.BadParameter("page", _("A page is a whole number from 1."))}, request=request))
     page = int(raw_page)
-    low, high = (page - 1) * EDITION_PAGE + 1, page * EDITION_PAGE
-    passages = list(_passages_of(record, low, high))
     last_seq = record.passages.order_by("-seq").values_list("seq", flat=True).first() or 0
     pages = edition_page(last_seq)
     if page > max(pages, 1):
         raise Http404(_("This edition has no such page."))
+    passages = list(_passages_of(record, (page - 1) * EDITION_PAGE + 1, page * EDITION_PAGE))
     cited: dict[int, list[Any]] = {}
     queryset = selectors.filter_fiction(selectors.citations_with_targets(), mode.nested, "passage__source__is_fiction")
     for citation in queryset.filter(passage__in=[p.pk for p in passages]):

@@ -101,9 +101,18 @@ def test_bad_parameters_are_400_naming_them(query: str, parameter: str) -> None:
     assert _get(f"/map/?{query}").status_code == 400
 
 
+def test_nul_characters_are_refused_not_sent_to_the_database() -> None:
+    assert _get("/people/tang%00shengzhi/").status_code == 404
+    response = _get("/timeline/?person=tang%00")
+    assert response.status_code == 400
+    assert "“person”" in response.content.decode()
+
+
 def test_bad_page_of_an_edition() -> None:
     assert _get("/sources/history-nanjing-retreat/?page=zero").status_code == 400
     assert _get("/sources/history-nanjing-retreat/?page=999").status_code == 404
+    assert _get(f"/sources/history-nanjing-retreat/?page={10 ** 30}").status_code == 404
+    assert _get("/sources/history-nanjing-retreat/?page=２").status_code == 400
 
 
 @pytest.mark.parametrize("path", [*PICTURES, "/sources/history-nanjing-retreat/", "/events/yijiangmen-crush/",
