@@ -30,7 +30,9 @@ def _records(model: type, *, fictional: bool) -> list[Any]:
 
 
 def _hidden_paths(*, fictional: bool) -> set[str]:
-    return {f"/{route}/{record.slug}/" for model, route in ROUTES.items() for record in _records(model, fictional=fictional)}
+    return {
+        f"/{route}/{record.slug}/" for model, route in ROUTES.items() for record in _records(model, fictional=fictional)
+    }
 
 
 def _linked_paths(html: str) -> set[str]:
