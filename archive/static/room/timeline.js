@@ -8,7 +8,7 @@
   const rows = JSON.parse(source.textContent);
   const SVG = "http://www.w3.org/2000/svg";
   const HOUR = 3600 * 1000;
-  const LABEL = 260, ROW = 22, AXIS = 28;
+  const ROW = 22, AXIS = 28;
   const full = { start: Date.parse(holder.dataset.start), end: Date.parse(holder.dataset.end) };
   let view = { start: full.start, end: full.end };
   // Nanjing time (UTC+8) for the presets and the axis, whatever the reader's clock says.
@@ -57,7 +57,10 @@
   }
 
   function draw() {
-    const width = Math.max(holder.clientWidth, 640);
+    // A phone's width keeps the labels short and the bars in view.
+    const width = Math.max(holder.clientWidth, 340);
+    const LABEL = width < 600 ? 110 : 260;
+    const chars = width < 600 ? 8 : 22;
     const plot = width - LABEL - 10;
     const span = view.end - view.start;
     const x = (ms) => LABEL + ((ms - view.start) / span) * plot;
@@ -78,7 +81,7 @@
     for (const row of visible) {
       const group = el("g", { class: "row", "data-slug": row.slug });
       const link = el("a", { href: row.url });
-      link.appendChild(el("text", { class: "row-label", x: 4 + row.depth * 14, y: y + 15 }, row.title.length > 22 ? row.title.slice(0, 21) + "…" : row.title));
+      link.appendChild(el("text", { class: "row-label", x: 4 + row.depth * 14, y: y + 15 }, row.title.length > chars ? row.title.slice(0, chars - 1) + "…" : row.title));
       group.appendChild(link);
       row.bars.forEach((bar, lane) => {
         const from = Math.max(Date.parse(bar.earliest), view.start);
@@ -90,7 +93,11 @@
           tabindex: 0, "data-kind": bar.kind,
         });
         const written = bar.as_written ? `“${bar.as_written}”` : "";
-        rect.appendChild(el("title", {}, `${row.title} ${written} ${label(Date.parse(bar.earliest))} – ${label(Date.parse(bar.latest))} · ${bar.source}`));
+        const text = `${row.title} ${written} ${label(Date.parse(bar.earliest))} – ${label(Date.parse(bar.latest))} · ${bar.source}`;
+        // The title shows on hover; the label is read when the bar has the keyboard's focus.
+        rect.setAttribute("role", "img");
+        rect.setAttribute("aria-label", text);
+        rect.appendChild(el("title", {}, text));
         group.appendChild(rect);
       });
       svg.appendChild(group);
