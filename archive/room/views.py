@@ -176,9 +176,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     record = _visible(selectors.sources(), mode, slug, "is_fiction")
     raw_page = request.GET.get("page", "1")
     if not (raw_page.isascii() and raw_page.isdigit()) or int(raw_page) < 1:
-        return HttpResponseBadRequest(render_to_string(
-            "room/bad_parameter.html",
-            {"bad": reading.BadParameter("page", _("A page is a whole number from 1."))}, request=request))
+        raise reading.BadParameter("page", _("A page is a whole number from 1."))
     page = int(raw_page)
     last_seq = record.passages.order_by("-seq").values_list("seq", flat=True).first() or 0
     pages = edition_page(last_seq)
