@@ -235,6 +235,7 @@ def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         "bars": timelines.bar_data(line),
         "window": window,
         "narrow": narrow,
+        "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],
         "window_query": _window_query(window, mode, narrow),
         "most": timelines.MOST_EVENTS,
     }

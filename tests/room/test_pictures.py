@@ -65,6 +65,7 @@ def test_timeline_narrowed_to_a_person_unit_or_place() -> None:
     assert "cheng-kuilang-escape" in _rows("/timeline/?person=cheng-kuilang")
     assert set(_rows("/timeline/?person=cheng-kuilang")) < set(_rows("/timeline/"))
     assert "74th-army-launch-crossing" in _rows("/timeline/?unit=74th-army")
+    assert 'href="/people/cheng-kuilang/"' in _html("/timeline/?person=cheng-kuilang")
     at_gate = _rows("/timeline/?place=yijiangmen")
     assert "yijiangmen-crush" in at_gate and "meeting-1700-12-december" not in at_gate
 
