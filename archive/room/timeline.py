@@ -179,3 +179,21 @@ def bar_data(line: Timeline) -> list[dict[str, Any]]:
         }
         for row in line.rows
     ]
+
+
+def narrowing_choices(line: Timeline, mode: FictionMode) -> dict[str, list[tuple[str, str]]]:
+    """The people, units and places of the events shown: what the reader may narrow the timeline to."""
+    events = [row.event.pk for row in line.rows]
+    visible = selectors.filter_fiction(
+        Participation.objects.filter(selectors.visible_participation_q(), event__in=events), mode.nested
+    ).select_related("person", "unit").only("person__slug", "person__name", "unit__slug", "unit__name")
+    people: dict[str, str] = {}
+    units: dict[str, str] = {}
+    for participation in visible:
+        if participation.person is not None:
+            people[participation.person.slug] = participation.person.name
+        if participation.unit is not None:
+            units[participation.unit.slug] = participation.unit.name
+    places = {place.slug: place.name for row in line.rows for place in row.event.locations.all()}
+    return {name: sorted(found.items(), key=lambda pair: (pair[1], pair[0]))
+            for name, found in (("person", people), ("unit", units), ("place", places))}

@@ -217,6 +217,18 @@ def _narrowing(request: HttpRequest, mode: FictionMode) -> dict[str, Any]:
     return found
 
 
+def _choices(found: dict[str, list[tuple[str, str]]], narrow: dict[str, Any]) -> list[dict[str, Any]]:
+    """The narrowing selects of the timeline's form, each with its label and the reader's choice."""
+    labels = {"person": _("Person"), "unit": _("Unit"), "place": _("Place")}
+    chosen = {name: record.slug for name, record in narrow.items()}
+    options = {name: list(pairs) for name, pairs in found.items()}
+    for name, record in narrow.items():
+        if record.slug not in dict(options[name]):
+            options[name].insert(0, (record.slug, str(record)))
+    return [{"name": name, "label": labels[name], "options": options[name], "chosen": chosen.get(name, "")}
+            for name in ("person", "unit", "place")]
+
+
 def _window_query(window: reading.Window, mode: FictionMode, narrow: dict[str, Any]) -> str:
     pairs = [("from", window.start.isoformat()), ("to", window.end.isoformat())]
     pairs += [(name, record.slug) for name, record in narrow.items()]
@@ -236,6 +248,7 @@ def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         "window": window,
         "narrow": narrow,
         "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],
+        "choices": _choices(timelines.narrowing_choices(line, mode), narrow),
         "window_query": _window_query(window, mode, narrow),
         "most": timelines.MOST_EVENTS,
     }

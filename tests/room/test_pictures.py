@@ -70,6 +70,16 @@ def test_timeline_narrowed_to_a_person_unit_or_place() -> None:
     assert "yijiangmen-crush" in at_gate and "meeting-1700-12-december" not in at_gate
 
 
+def test_timeline_form_offers_the_people_units_and_places_of_its_events() -> None:
+    html = _html(f"/timeline/?{DAY_12}")
+    for name, slug in (("person", "cheng-kuilang"), ("unit", "74th-army"), ("place", "yijiangmen")):
+        select = html[html.index(f'<select name="{name}"'):]
+        select = select[:select.index("</select>")]
+        assert f'value="{slug}"' in select, name
+    narrowed = _html("/timeline/?place=yijiangmen")
+    assert 'value="yijiangmen" selected' in narrowed
+
+
 def test_map_shows_the_crossing_places_with_their_precision() -> None:
     places = {place["name"]: place for place in _script_data(_html("/map/"), "map-data")}
     for name in ("挹江门", "下关", "浦口"):
