@@ -329,3 +329,26 @@ def location_and_descendants(location: Location) -> set[int]:
 def citations_of_source(source: Source) -> QuerySet[Citation]:
     """The visible citations of one source's passages (for the `source` filters)."""
     return Citation.objects.filter(visible_citation_q(), passage__source=source)
+
+
+# --- the reading room's pictures ----------------------------------------------------------
+# The timeline and the map draw many events at once: each event with its dated
+# accounts and its places, and none of what only its own page shows.
+
+
+def timeline_events(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Event]:
+    """Visible events in `mode` with their statements (dates, places) and the citations of each."""
+    queryset = _nested(Event.objects.approved()).defer("description").prefetch_related(
+        place_refs(mode, "locations"),
+        _citations_prefetch(mode),
+        _statements_prefetch(mode),
+    )
+    return filter_fiction(queryset, mode)
+
+
+def mapped_places(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]:
+    """Visible places in `mode` that have coordinates, with their coordinate statements."""
+    queryset = _nested(_locations(FictionMode.INCLUDE)).defer("description").filter(
+        latitude__isnull=False, longitude__isnull=False
+    ).prefetch_related(_statements_prefetch(mode))
+    return filter_fiction(queryset, mode)

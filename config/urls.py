@@ -1,4 +1,4 @@
-"""Top-level routes: the admin, the curators' pages and the API."""
+"""Top-level routes: the admin, the curators' pages, the API and the public reading room."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -15,4 +15,6 @@ urlpatterns = [
     path("health/", health, name="health"),
     # The language switcher of the admin header posts here; the choice is kept in a cookie.
     path("i18n/", include("django.conf.urls.i18n")),
+    # Last: the reading room owns the root and whatever no other route claims.
+    path("", include("archive.room.urls")),
 ]

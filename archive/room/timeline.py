@@ -1,0 +1,199 @@
+"""The events of a window as rows of a timeline: each account a bar from `earliest` to `latest`.
+
+An event whose visible date statements disagree gets one bar per account,
+side by side in its row; its sub-events follow it, indented. Events of an
+invented calendar (alternate history: no bounds on the real timeline) go to
+a track of their own, which only a reader who asked for fiction sees.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils.timezone import localtime
+
+from archive import selectors
+from archive.models import Event, Participation
+from archive.models.registry import FictionMode
+from archive.room.links import record_url
+from archive.room.reading import Window
+from archive.room.stated import stated_fields, stated_value
+
+# A window holds at most this many events; the reader narrows it for more.
+MOST_EVENTS = 400
+
+
+@dataclass
+class Bar:
+    earliest: dt.datetime
+    latest: dt.datetime
+    as_written: str
+    kind: str
+    source: str
+    fictional: bool
+
+
+@dataclass
+class Row:
+    event: Event
+    url: str
+    depth: int
+    bars: list[Bar]
+    places: list[str]
+    date_text: str = ""
+    date: str = ""
+
+
+@dataclass
+class Timeline:
+    rows: list[Row]
+    invented: list[Row] = field(default_factory=list)
+    truncated: bool = False
+
+
+def source_kinds() -> dict[str, str]:
+    """Source slug → kind, for colouring bars; the archive holds few sources."""
+    return dict(selectors.sources().values_list("slug", "kind"))
+
+
+def _kind(citations: Iterable[Any], kinds: dict[str, str]) -> tuple[str, str]:
+    for citation in citations:
+        source = citation.passage.source
+        return kinds.get(source.slug, ""), source.title
+    return "", ""
+
+
+def _bars(event: Event, mode: FictionMode, kinds: dict[str, str]) -> list[Bar]:
+    dated = next((stated for stated in stated_fields(event, mode) if stated.name == "date"), None)
+    if dated is None:
+        # No visible statement dates it: the column holds the choice of the event's own nature.
+        if event.earliest is None or event.latest is None:
+            return []
+        kind, title = _kind(getattr(event, "visible_citations", ()), kinds)
+        return [Bar(event.earliest, event.latest, event.date_text, kind, title, event.fictional)]
+    # Every live account is drawn, side by side, the chosen one first.
+    live = dated.shown + [a for a in dated.accounts if a.rank != "deprecated" and a not in dated.shown]
+    bars = []
+    for account in live:
+        statement = account.statement
+        if statement.earliest is None or statement.latest is None:
+            continue
+        kind, title = _kind(account.citations, kinds)
+        bars.append(Bar(statement.earliest, statement.latest, statement.as_written, kind, title, account.fictional))
+    return bars
+
+
+def _places(event: Event) -> list[str]:
+    return [place.name for place in event.locations.all()]
+
+
+def _in_window(queryset: QuerySet[Event], window: Window) -> QuerySet[Event]:
+    return queryset.filter(earliest__lt=window.end, latest__gte=window.start)
+
+
+def narrowed(
+    queryset: QuerySet[Event], mode: FictionMode, *, person: Any = None, unit: Any = None, place: Any = None
+) -> QuerySet[Event]:
+    """Events one person or one unit took part in, or that happened at one place or inside it."""
+    visible = Participation.objects.filter(selectors.visible_participation_q())
+    taking_part = selectors.filter_fiction(visible, mode.nested)
+    if person is not None:
+        queryset = queryset.filter(pk__in=taking_part.filter(person=person).values("event_id"))
+    if unit is not None:
+        queryset = queryset.filter(pk__in=taking_part.filter(unit=unit).values("event_id"))
+    if place is not None:
+        inside = selectors.location_and_descendants(place)
+        queryset = queryset.filter(pk__in=Event.locations.through.objects.filter(location_id__in=inside)
+                                   .values("event_id"))
+    return queryset
+
+
+def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
+    """Each parent followed by its sub-events; a sub-event whose parent is not shown stands alone."""
+    shown = {event.pk for event in events}
+    children: dict[int, list[Event]] = {}
+    roots = []
+    for event in events:
+        if event.parent_id in shown:
+            children.setdefault(event.parent_id, []).append(event)
+        else:
+            roots.append(event)
+    ordered: list[tuple[Event, int]] = []
+
+    def visit(event: Event, depth: int) -> None:
+        ordered.append((event, depth))
+        for child in children.get(event.pk, []):
+            visit(child, depth + 1)
+
+    for root in roots:
+        visit(root, 0)
+    return ordered
+
+
+def timeline(window: Window, mode: FictionMode, **narrow: Any) -> Timeline:
+    kinds = source_kinds()
+    queryset = narrowed(selectors.timeline_events(mode), mode, **narrow)
+    events = list(_in_window(queryset, window).order_by("earliest", "latest", "slug")[: MOST_EVENTS + 1])
+    truncated = len(events) > MOST_EVENTS
+    rows = []
+    for event, depth in _ordered(events[:MOST_EVENTS]):
+        bars = _bars(event, mode, kinds)
+        if bars:
+            rows.append(Row(event, record_url(event, mode), depth, bars, _places(event),
+                            bars[0].as_written, event.date))
+    invented = []
+    if mode is not FictionMode.EXCLUDE:
+        undated = queryset.filter(earliest__isnull=True, fictional=True).order_by("date", "slug")[:MOST_EVENTS]
+        for event in undated:
+            accounts = stated_value(event, mode, "date")
+            written = accounts[0].statement.as_written if accounts else event.date_text
+            value = accounts[0].value if accounts else event.date
+            invented.append(Row(event, record_url(event, mode), 0, [], _places(event), written, value))
+    return Timeline(rows, invented, truncated)
+
+
+def bar_data(line: Timeline) -> list[dict[str, Any]]:
+    """The rows as the timeline's script draws them (the table beside it shows the same)."""
+    return [
+        {
+            "slug": row.event.slug,
+            "title": row.event.title,
+            "url": row.url,
+            "depth": row.depth,
+            "places": row.places,
+            "bars": [
+                {
+                    "earliest": localtime(bar.earliest).isoformat(),
+                    "latest": localtime(bar.latest).isoformat(),
+                    "as_written": bar.as_written,
+                    "kind": bar.kind,
+                    "source": bar.source,
+                    "fictional": bar.fictional,
+                }
+                for bar in row.bars
+            ],
+        }
+        for row in line.rows
+    ]
+
+
+def narrowing_choices(line: Timeline, mode: FictionMode) -> dict[str, list[tuple[str, str]]]:
+    """The people, units and places of the events shown: what the reader may narrow the timeline to."""
+    events = [row.event.pk for row in line.rows]
+    visible = selectors.filter_fiction(
+        Participation.objects.filter(selectors.visible_participation_q(), event__in=events), mode.nested
+    ).select_related("person", "unit").only("person__slug", "person__name", "unit__slug", "unit__name")
+    people: dict[str, str] = {}
+    units: dict[str, str] = {}
+    for participation in visible:
+        if participation.person is not None:
+            people[participation.person.slug] = participation.person.name
+        if participation.unit is not None:
+            units[participation.unit.slug] = participation.unit.name
+    places = {place.slug: place.name for row in line.rows for place in row.event.locations.all()}
+    return {name: sorted(found.items(), key=lambda pair: (pair[1], pair[0]))
+            for name, found in (("person", people), ("unit", units), ("place", places))}

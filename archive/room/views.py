@@ -1,0 +1,275 @@
+"""The reading room's pages: public, read-only, approved records only, fiction only when asked.
+
+Every query comes from `archive.selectors`; what a stated field shows comes
+from `archive.statements` (`archive.room.stated`). A record hidden in the
+reader's mode (unapproved, or fictional with fiction left out) is a 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+
+from archive import selectors
+from archive.models import Curated, Event, Location, Person, Source, Unit
+from archive.models.registry import FictionMode
+from archive.room import battle, edition, places, reading
+from archive.room import timeline as timelines
+from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
+from archive.room.stated import stated_fields
+
+View = Callable[..., HttpResponse]
+LIST_PAGE = 100
+
+
+def _page(request: HttpRequest, template: str, context: dict[str, Any], mode: FictionMode) -> HttpResponse:
+    context.update(mode=mode, fiction_on=mode is not FictionMode.EXCLUDE, keep=reading.query_suffix(mode))
+    return render(request, f"room/{template}", context)
+
+
+def reads_mode(view: View) -> View:
+    """Reads the reader's fiction mode; a parameter it cannot read is a 400 naming it."""
+
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if any("\x00" in str(value) for value in kwargs.values()):
+            raise Http404(_("No record has this name."))
+        try:
+            reading.refuse_nul(request)
+            mode = reading.fiction_mode(request)
+            return view(request, mode, *args, **kwargs)
+        except reading.BadParameter as bad:
+            body = render_to_string("room/bad_parameter.html", {"bad": bad}, request=request)
+            return HttpResponseBadRequest(body)
+
+    wrapped.__name__ = view.__name__
+    wrapped.__doc__ = view.__doc__
+    return wrapped
+
+
+def _visible(queryset: QuerySet, mode: FictionMode, slug: str, field: str = "fictional") -> Any:
+    return get_object_or_404(selectors.filter_fiction(queryset, mode, field), slug=slug)
+
+
+def _citations(records: list[Any], mode: FictionMode) -> list[dict[str, Any]]:
+    return [{"citation": c, "url": citation_url(c, mode)} for c in records]
+
+
+def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
+    """Each stated field with its chosen value and every account, each account's citations linked."""
+    return [
+        {
+            "field": stated,
+            "accounts": [
+                {"account": account, "chosen": account in stated.shown,
+                 "citations": _citations(account.citations, mode)}
+                for account in stated.accounts
+            ],
+        }
+        for stated in stated_fields(record, mode)
+    ]
+
+
+@reads_mode
+def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    def listed(model: type[Curated], order: str) -> Any:
+        return selectors.filter_fiction(model.objects.approved(), mode).only("slug", order).order_by(order, "slug")
+
+    lists = [
+        (_("People"), "room:person", listed(Person, "name")[:LIST_PAGE]),
+        (_("Units"), "room:unit", listed(Unit, "name")[:LIST_PAGE]),
+        (_("Places"), "room:place", listed(Location, "name")[:LIST_PAGE]),
+        (_("Events"), "room:event", selectors.filter_fiction(Event.objects.approved(), mode)
+         .only("slug", "title", "earliest", "latest")[:LIST_PAGE]),
+    ]
+    sources = selectors.filter_fiction(selectors.sources(), mode, "is_fiction")
+    return _page(request, "home.html", {"lists": lists, "sources": sources}, mode)
+
+
+@reads_mode
+def person(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+    record = _visible(selectors.persons(mode), mode, slug)
+    context = {
+        "record": record,
+        "stated": _accounts(record, mode),
+        "citations": _citations(record.visible_citations, mode),
+        "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode)}
+                  for post in record.visible_posts],
+        "participations": [
+            {"participation": p, "stated": _accounts(p, mode), "citations": _citations(p.visible_citations, mode),
+             "event_url": record_url(p.event, mode)}
+            for p in record.visible_participations
+        ],
+    }
+    return _page(request, "person.html", context, mode)
+
+
+@reads_mode
+def unit(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+    record = _visible(selectors.units(mode), mode, slug)
+    context = {
+        "record": record,
+        "parent_url": record_url(record.parent, mode) if record.parent else None,
+        "children": [(child, record_url(child, mode)) for child in record.visible_children],
+        "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode),
+                   "person_url": record_url(post.person, mode)} for post in record.visible_posts],
+        "citations": _citations(record.visible_citations, mode),
+    }
+    return _page(request, "unit.html", context, mode)
+
+
+@reads_mode
+def place(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+    record = _visible(selectors.locations(mode), mode, slug)
+    context = {
+        "record": record,
+        "parent_url": record_url(record.parent, mode) if record.parent else None,
+        "stated": _accounts(record, mode),
+        "citations": _citations(record.visible_citations, mode),
+        "timeline_query": f"place={record.slug}",
+    }
+    return _page(request, "place.html", context, mode)
+
+
+@reads_mode
+def event(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+    record = _visible(selectors.events(mode), mode, slug)
+    context = {
+        "record": record,
+        "parent_url": record_url(record.parent, mode) if record.parent else None,
+        "children": [(child, record_url(child, mode)) for child in record.visible_children],
+        "places": [(p, record_url(p, mode)) for p in record.locations.all()],
+        "stated": _accounts(record, mode),
+        "citations": _citations(record.visible_citations, mode),
+        "participations": [
+            {"participation": p, "stated": _accounts(p, mode), "citations": _citations(p.visible_citations, mode),
+             "who_url": record_url(p.person or p.unit, mode)}
+            for p in record.visible_participations
+        ],
+    }
+    return _page(request, "event.html", context, mode)
+
+
+def _shown_target(citation: Any, mode: FictionMode) -> bool:
+    """With fiction left out, a citation that is evidence for a fictional record is not linked."""
+    if mode is not FictionMode.EXCLUDE:
+        return True
+    target = citation.post or citation.participation or citation.target
+    return not getattr(target, "fictional", False)
+
+
+def _passages_of(source: Source, low: int, high: int) -> QuerySet:
+    """The passages numbered `low` to `high`: a page of an edition."""
+    return source.passages.filter(seq__gte=low, seq__lte=high).order_by("seq").only(
+        "id", "seq", "text", "role", "source_id")
+
+
+@reads_mode
+def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+    """A source as an edition: numbered passages, every cited span marked and linked to its records."""
+    record = _visible(selectors.sources(), mode, slug, "is_fiction")
+    raw_page = request.GET.get("page", "1")
+    if not (raw_page.isascii() and raw_page.isdigit()) or int(raw_page) < 1:
+        raise reading.BadParameter("page", _("A page is a whole number from 1."))
+    page = int(raw_page)
+    last_seq = record.passages.order_by("-seq").values_list("seq", flat=True).first() or 0
+    pages = edition_page(last_seq)
+    if page > max(pages, 1):
+        raise Http404(_("This edition has no such page."))
+    passages = list(_passages_of(record, (page - 1) * EDITION_PAGE + 1, page * EDITION_PAGE))
+    cited: dict[int, list[Any]] = {}
+    queryset = selectors.filter_fiction(selectors.citations_with_targets(), mode.nested, "passage__source__is_fiction")
+    for citation in queryset.filter(passage__in=[p.pk for p in passages]):
+        if _shown_target(citation, mode):
+            citation.target_url = target_url(citation, mode)
+            cited.setdefault(citation.passage_id, []).append(citation)
+    shown = []
+    for passage in passages:
+        notes = sorted(cited.get(passage.pk, []), key=lambda c: (c.start, c.end, c.pk))
+        shown.append({"passage": passage, "runs": edition.runs(passage.text, notes), "notes": notes})
+    context = {
+        "record": record,
+        "passages": shown,
+        "page": page,
+        "pages": range(1, pages + 1) if pages > 1 else range(0),
+    }
+    return _page(request, "source.html", context, mode)
+
+
+def _narrowing(request: HttpRequest, mode: FictionMode) -> dict[str, Any]:
+    """The person, unit or place the reader narrowed the timeline or map to; an unknown slug is a 400."""
+    found: dict[str, Any] = {}
+    for name, model in (("person", Person), ("unit", Unit), ("place", Location)):
+        slug = request.GET.get(name, "")
+        if not slug:
+            continue
+        record = selectors.filter_fiction(model.objects.approved(), mode.nested).filter(slug=slug).first()
+        if record is None:
+            raise reading.BadParameter(name, _("No %(kind)s is named “%(slug)s”.") % {
+                "kind": model._meta.verbose_name, "slug": slug})
+        found[name] = record
+    return found
+
+
+def _choices(found: dict[str, list[tuple[str, str]]], narrow: dict[str, Any]) -> list[dict[str, Any]]:
+    """The narrowing selects of the timeline's form, each with its label and the reader's choice."""
+    labels = {"person": _("Person"), "unit": _("Unit"), "place": _("Place")}
+    chosen = {name: record.slug for name, record in narrow.items()}
+    options = {name: list(pairs) for name, pairs in found.items()}
+    for name, record in narrow.items():
+        if record.slug not in dict(options[name]):
+            options[name].insert(0, (record.slug, str(record)))
+    return [{"name": name, "label": labels[name], "options": options[name], "chosen": chosen.get(name, "")}
+            for name in ("person", "unit", "place")]
+
+
+def _window_query(window: reading.Window, mode: FictionMode, narrow: dict[str, Any]) -> str:
+    pairs = [("from", window.start.isoformat()), ("to", window.end.isoformat())]
+    pairs += [(name, record.slug) for name, record in narrow.items()]
+    if mode is not FictionMode.EXCLUDE:
+        pairs.append(("fiction", mode.value))
+    return urlencode(pairs)
+
+
+@reads_mode
+def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    window = reading.window(request)
+    narrow = _narrowing(request, mode)
+    line = timelines.timeline(window, mode, **narrow)
+    context = {
+        "line": line,
+        "bars": timelines.bar_data(line),
+        "window": window,
+        "narrow": narrow,
+        "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],
+        "choices": _choices(timelines.narrowing_choices(line, mode), narrow),
+        "window_query": _window_query(window, mode, narrow),
+        "most": timelines.MOST_EVENTS,
+    }
+    return _page(request, "timeline.html", context, mode)
+
+
+@reads_mode
+def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    window = reading.window(request)
+    narrow = _narrowing(request, mode)
+    line = timelines.timeline(window, mode, **narrow)
+    mapped = places.map_data(mode, [row.event for row in line.rows])
+    context = {
+        "places": mapped,
+        "window": window,
+        "narrow": narrow,
+        "window_query": _window_query(window, mode, narrow),
+    }
+    return _page(request, "map.html", context, mode)
+
+
+@reads_mode
+def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    return _page(request, "order_of_battle.html", {"roots": battle.tree(mode)}, mode)

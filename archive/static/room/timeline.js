@@ -1,0 +1,130 @@
+// The timeline: one row per event, one bar per account, from its earliest to its latest moment.
+// Drawn as SVG from the JSON the page carries; the table under it holds the same data.
+(function () {
+  "use strict";
+  const holder = document.getElementById("timeline");
+  const source = document.getElementById("timeline-data");
+  if (!holder || !source) return;
+  const rows = JSON.parse(source.textContent);
+  const SVG = "http://www.w3.org/2000/svg";
+  const HOUR = 3600 * 1000;
+  const ROW = 22, AXIS = 28;
+  const full = { start: Date.parse(holder.dataset.start), end: Date.parse(holder.dataset.end) };
+  let view = { start: full.start, end: full.end };
+  // Nanjing time (UTC+8) for the presets and the axis, whatever the reader's clock says.
+  const OFFSET = 8 * HOUR;
+  const nanjing = (y, m, d, h) => Date.UTC(y, m - 1, d, h) - OFFSET;
+  const presets = {
+    days: () => ({ start: full.start, end: full.end }),
+    day12: () => ({ start: nanjing(1937, 12, 12, 0), end: nanjing(1937, 12, 13, 0) }),
+    night12: () => ({ start: nanjing(1937, 12, 12, 15), end: nanjing(1937, 12, 13, 3) }),
+  };
+
+  function el(name, attrs, text) {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  const pad = (n) => String(n).padStart(2, "0");
+
+  function label(ms) {
+    const d = new Date(ms + OFFSET);
+    return `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+  }
+
+  // An axis tick shows the hour; the day only where it changes.
+  function tick(ms, first) {
+    const d = new Date(ms + OFFSET);
+    const hour = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+    return first || (d.getUTCHours() === 0 && d.getUTCMinutes() === 0) ? `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${hour}` : hour;
+  }
+
+  // The finest step that leaves room for a label (about 70 pixels).
+  function step(span, plot) {
+    const steps = [HOUR / 2, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR];
+    return steps.find((s) => (plot * s) / span >= 70) || 24 * HOUR;
+  }
+
+  function updateMapLink() {
+    const link = document.getElementById("map-link");
+    if (!link) return;
+    const url = new URL(link.href, window.location.href);
+    url.searchParams.set("from", new Date(view.start).toISOString());
+    url.searchParams.set("to", new Date(view.end).toISOString());
+    link.href = url.pathname + url.search;
+  }
+
+  function draw() {
+    // A phone's width keeps the labels short and the bars in view.
+    const width = Math.max(holder.clientWidth, 340);
+    const LABEL = width < 600 ? 110 : 260;
+    const chars = width < 600 ? 8 : 22;
+    const plot = width - LABEL - 10;
+    const span = view.end - view.start;
+    const x = (ms) => LABEL + ((ms - view.start) / span) * plot;
+    const visible = rows.filter((row) => row.bars.some((b) => Date.parse(b.latest) >= view.start && Date.parse(b.earliest) < view.end));
+    const lanes = visible.reduce((n, row) => n + Math.max(row.bars.length, 1), 0);
+    const height = AXIS + lanes * ROW + 10;
+    const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img" });
+    const axis = el("g", { class: "axis" });
+    const every = step(span, plot);
+    // Ticks fall on whole hours of Nanjing time.
+    const first = Math.ceil((view.start + OFFSET) / every) * every - OFFSET;
+    for (let t = first; t <= view.end; t += every) {
+      axis.appendChild(el("line", { x1: x(t), x2: x(t), y1: AXIS - 6, y2: height }));
+      axis.appendChild(el("text", { x: x(t) + 2, y: AXIS - 10 }, tick(t, t === first)));
+    }
+    svg.appendChild(axis);
+    let y = AXIS;
+    for (const row of visible) {
+      const group = el("g", { class: "row", "data-slug": row.slug });
+      const link = el("a", { href: row.url });
+      link.appendChild(el("text", { class: "row-label", x: 4 + row.depth * 14, y: y + 15 }, row.title.length > chars ? row.title.slice(0, chars - 1) + "…" : row.title));
+      group.appendChild(link);
+      row.bars.forEach((bar, lane) => {
+        const from = Math.max(Date.parse(bar.earliest), view.start);
+        const to = Math.min(Date.parse(bar.latest), view.end);
+        if (to < view.start || from > view.end) return;
+        const rect = el("rect", {
+          class: `bar kind-${bar.kind}${bar.fictional ? " fictional" : ""}`,
+          x: x(from), y: y + lane * ROW + 4, width: Math.max(x(to) - x(from), 3), height: ROW - 8, rx: 3,
+          tabindex: 0, "data-kind": bar.kind,
+        });
+        const written = bar.as_written ? `“${bar.as_written}”` : "";
+        const text = `${row.title} ${written} ${label(Date.parse(bar.earliest))} – ${label(Date.parse(bar.latest))} · ${bar.source}`;
+        // The title shows on hover; the label is read when the bar has the keyboard's focus.
+        rect.setAttribute("role", "img");
+        rect.setAttribute("aria-label", text);
+        rect.appendChild(el("title", {}, text));
+        group.appendChild(rect);
+      });
+      svg.appendChild(group);
+      y += Math.max(row.bars.length, 1) * ROW;
+    }
+    holder.replaceChildren(svg);
+    updateMapLink();
+  }
+
+  function zoom(factor) {
+    const middle = (view.start + view.end) / 2;
+    const half = Math.max(((view.end - view.start) * factor) / 2, HOUR / 2);
+    view = { start: middle - half, end: middle + half };
+  }
+
+  document.querySelectorAll("[data-zoom]").forEach((button) => {
+    button.addEventListener("click", () => {
+      const what = button.dataset.zoom;
+      const span = view.end - view.start;
+      if (presets[what]) view = presets[what]();
+      else if (what === "in") zoom(0.5);
+      else if (what === "out") zoom(2);
+      else if (what === "left") view = { start: view.start - span / 4, end: view.end - span / 4 };
+      else if (what === "right") view = { start: view.start + span / 4, end: view.end + span / 4 };
+      draw();
+    });
+  });
+  window.addEventListener("resize", draw);
+  draw();
+})();
