@@ -176,7 +176,7 @@ def measure(built: dict[str, Any], passages: int) -> list[tuple[str, float, floa
         times = []
         for number in pages:
             path = f"?page_size={size}&page={min(number, passages // size)}"
-            times.append(_time(lambda path=path: page(path), rounds=2)[0])  # type: ignore[misc]
+            times.append(_time(lambda path=path: page(path), rounds=2)[0])
         times.sort()
         rows.append((label, statistics.median(times), times[-1], f"pages {', '.join(map(str, pages))}"))
     def after_a_citation() -> None:

@@ -20,6 +20,7 @@ from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
 from archive import counting
+from archive.text.numbers import whole_number
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -67,9 +68,10 @@ class SourceListFilter(admin.SimpleListFilter):
         value = self.value()
         if value is None:
             return queryset
-        if not value.isdigit():
+        number = whole_number(value)
+        if number is None:
             return queryset.none()  # a hand-typed value that names no source
-        return queryset.filter(**{self.lookup: int(value)})
+        return queryset.filter(**{self.lookup: number})
 
 
 class PassageSourceListFilter(SourceListFilter):

@@ -60,6 +60,7 @@ from archive.services.new_records import (
     suggested_name,
 )
 from archive.text import anchor
+from archive.text.numbers import whole_number
 
 TARGET_SEARCH_LIMIT = 30
 BLANK: list[tuple[str, Any]] = [("", "---------")]
@@ -343,8 +344,9 @@ def _target_choices(target_type: str, selected: Any) -> list[tuple[Any, str]]:
     if target_type not in TARGET_MODELS:
         return [("", "---------")]
     records = list(_target_queryset(target_type)[:TARGET_SEARCH_LIMIT])
-    if selected and str(selected).isdigit() and all(str(r.pk) != str(selected) for r in records):
-        records += list(_target_queryset(target_type).filter(pk=selected))
+    number = whole_number(selected) if selected else None
+    if number is not None and all(r.pk != number for r in records):
+        records += list(_target_queryset(target_type).filter(pk=number))
     return [("", "---------"), *((r.pk, _record_option(r)) for r in records)]
 
 

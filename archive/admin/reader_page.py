@@ -29,6 +29,7 @@ from archive.reading import coverage, mentions
 from archive.reading.passages import PAGE_SIZES, ReaderFilters, reader_passages
 from archive.search import admin_filter as admin_search
 from archive.search.query import QueryError
+from archive.text.numbers import whole_number
 
 from .citations import field_label
 from .reader import (
@@ -93,10 +94,11 @@ def _jump(request: HttpRequest, source: Source, filters: ReaderFilters, passages
     if not wanted:
         return None
     base = reverse("archive_curate:reader", args=[source.slug])
-    if not wanted.isdigit() or not source.passages.filter(seq=int(wanted)).exists():
+    # Nine digits at most: a larger number is no passage, and PostgreSQL would refuse it as an integer.
+    seq = whole_number(wanted, max_digits=9)
+    if seq is None or not source.passages.filter(seq=seq).exists():
         messages.error(request, _("This source has no passage §%(seq)s.") % {"seq": wanted[:20]})
         return redirect(f"{base}?{filters.as_query()}")
-    seq = int(wanted)
     query = filters.as_query()
     if not passages.filter(seq=seq).exists():
         messages.warning(request, _("§%(seq)s is hidden by the filters; they are cleared.") % {"seq": seq})
@@ -105,8 +107,8 @@ def _jump(request: HttpRequest, source: Source, filters: ReaderFilters, passages
         query = filters.as_query()
     before = passages.filter(seq__lt=seq).count()
     page = before // filters.page_size + 1
-    focus = request.GET.get("focus", "")
-    extra = f"&focus={focus}" if focus.isdigit() else f"&focus={seq}"
+    focus = whole_number(request.GET.get("focus", ""), max_digits=9)
+    extra = f"&focus={focus if focus is not None else seq}"
     return redirect(f"{base}?{query}{'&' if query else ''}page={page}{extra}#passage-{seq}")
 
 
@@ -181,7 +183,7 @@ def reader(request: HttpRequest, slug: str) -> HttpResponse:
             .values_list("pk", flat=True)
         )
     can_cite = request.user.has_perm("archive.add_citation")
-    focus = request.GET.get("focus", "")
+    focus = whole_number(request.GET.get("focus", ""), max_digits=9)
     # The messages go beside the passage just cited, if it is on this page; else at the top.
     shown = {p.seq for p in page_passages}
     query = filters.as_query()
@@ -194,7 +196,7 @@ def reader(request: HttpRequest, slug: str) -> HttpResponse:
         rows=_rows(page_passages, chosen_ids),
         filters=filters,
         coverage=coverage.of_sources([source.pk], with_mentions=True)[source.pk],
-        focus=int(focus) if focus.isdigit() and int(focus) in shown else None,
+        focus=focus if focus in shown else None,
         can_cite=can_cite,
         form=CitationForm(passage=None) if can_cite else None,
         statuses=Status,

@@ -55,6 +55,7 @@ from archive.models import (
 from archive.models.registry import CURATED_MODELS
 from archive.services import review as curation
 from archive.services import revisions
+from archive.text.numbers import whole_number
 
 from .reader import (
     CITATION_RELATED,
@@ -427,9 +428,10 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
 def _resolve(key: str) -> Curated | None:
     name, _sep, pk = key.rpartition("-")
     model = _MODELS_BY_NAME.get(name)
-    if model is None or not pk.isdigit():
+    number = whole_number(pk)
+    if model is None or number is None:
         return None
-    return model.objects.filter(pk=pk).first()
+    return model.objects.filter(pk=number).first()
 
 
 def _refusal(exc: Exception, what: str) -> str:
@@ -451,7 +453,8 @@ def _decide(verb: str, record: Curated, user: Any, note: str, without_evidence: 
 
 
 def _decide_revision(request: HttpRequest, verb: str, pk: str, note: str) -> None:
-    revision = Revision.objects.filter(pk=pk).first() if pk.isdigit() else None
+    number = whole_number(pk)
+    revision = Revision.objects.filter(pk=number).first() if number is not None else None
     if revision is None:
         messages.error(request, _("No such change: %(key)s.") % {"key": pk})
         return

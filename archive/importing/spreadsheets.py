@@ -62,6 +62,7 @@ from archive.models import (
 from archive.services import records, revisions
 from archive.services.authorship import save_as
 from archive.text import anchor
+from archive.text.numbers import whole_number
 
 # -- formats
 
@@ -162,10 +163,11 @@ class PassageWidget(widgets.ForeignKeyWidget):
         if value in (None, ""):
             return None
         source_slug, sep, seq = str(value).strip().rpartition(":")
-        if not sep or not source_slug or not seq.isdigit():
+        number = whole_number(seq, max_digits=9)
+        if not sep or not source_slug or number is None:
             raise ValueError(f"“{value}” is not a passage; write the source's slug and the number, e.g. hist:3")
         try:
-            return Passage.objects.select_related("source").get(source__slug=source_slug, seq=int(seq))
+            return Passage.objects.select_related("source").get(source__slug=source_slug, seq=number)
         except Passage.DoesNotExist as exc:
             raise ValueError(f"source “{source_slug}” has no passage {seq}") from exc
 

@@ -22,6 +22,7 @@ from archive.search.index import matching_entries
 from archive.search.keys import normalise_query
 from archive.search.query import MAX_ADMIN_QUERY_LENGTH, QueryError, clean_query
 from archive.search.records import Query
+from archive.text.numbers import whole_number
 
 CITED_CHOICES = ("yes", "no")
 FICTION_CHOICES = ("yes", "no")
@@ -62,8 +63,9 @@ class ReaderFilters:
         except QueryError as exc:
             found.errors.append(str(exc))
         size = query.get("page_size", "")
-        if size.isdigit() and int(size) in PAGE_SIZES:
-            found.page_size = int(size)
+        number = whole_number(size)
+        if number in PAGE_SIZES:
+            found.page_size = number
         elif size:
             found.errors.append(_("“page_size” must be one of %(sizes)s.") % {"sizes": ", ".join(map(str, PAGE_SIZES))})
         return found

@@ -9,6 +9,7 @@ and of overlapping names the longest, leftmost one wins (唐生智 over 唐生).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ class Found:
     owners: tuple[Hashable, ...]
 
 
+@functools.lru_cache(maxsize=262_144)  # names change rarely: an index rebuilt reuses their keys
 def usable_key(name: str) -> str | None:
     """The key a name is matched by, or None for a name too short or with no Han character."""
     key = search_key(name.strip())

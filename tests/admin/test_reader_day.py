@@ -85,6 +85,8 @@ def test_filters_uncited_mine_status_kind_fiction_and_words(client_of: Client, c
 
 
 def test_unknown_filter_values_are_named_and_never_a_500(client_of: Client, source: Source) -> None:
+    huge = client_of.get(_reader(source) + "?seq=99999999999999999999&focus=99999999999999999999", follow=True)
+    assert huge.status_code == 200 and "This source has no passage" in huge.content.decode()
     response = client_of.get(_reader(source) + "?status=lost&page_size=7&kind=%00&seq=x", follow=True)
     assert response.status_code == 200
     text = response.content.decode()
