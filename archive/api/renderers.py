@@ -39,6 +39,12 @@ class AnnotationRenderer(JSONRenderer):
     content_type = 'application/ld+json; profile="http://www.w3.org/ns/anno.jsonld"'
 
 
+class JsonLdRenderer(JSONRenderer):
+    """schema.org and Web Annotation JSON-LD (`archive.api.linked_data`)."""
+
+    media_type = "application/ld+json"
+    format = "jsonld"
+
 
 # A spreadsheet runs a cell that begins with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
