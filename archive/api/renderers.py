@@ -46,6 +46,18 @@ class JsonLdRenderer(JSONRenderer):
     format = "jsonld"
 
 
+class TeiRenderer(BaseRenderer):
+    """A TEI P5 document, already serialised by `archive.api.tei`."""
+
+    media_type = "application/tei+xml"
+    format = "tei"
+    charset = None  # the XML declaration names UTF-8
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
+        return data if isinstance(data, bytes) else b""
+
+
 # A spreadsheet runs a cell that begins with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

@@ -32,7 +32,7 @@ from rest_framework.response import Response
 from rest_framework.schemas.inspectors import ViewInspector
 
 from archive import selectors
-from archive.api import caching, filters, formats, linked_data, parameters, serializers
+from archive.api import caching, filters, formats, linked_data, parameters, serializers, tei
 from archive.api.pagination import ArchivePagination
 from archive.api.renderers import (
     AnnotationRenderer,
@@ -41,6 +41,7 @@ from archive.api.renderers import (
     GeoJSONRenderer,
     JsonLdRenderer,
     LinkedPlacesRenderer,
+    TeiRenderer,
 )
 from archive.api.schema import ArchiveAutoSchema
 from archive.models import Citation, Curated, Event, Location, Passage, Person, Source, Unit
@@ -270,7 +271,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
 
 class SourceViewSet(RecordViewSet):
-    """Sources with their bibliographic data; `?format=csl` gives CSL-JSON."""
+    """Sources with their bibliographic data; `?format=csl` gives CSL-JSON, `?format=tei` (one source) TEI P5."""
 
     model = Source
     select = staticmethod(lambda mode: selectors.sources())
@@ -278,8 +279,15 @@ class SourceViewSet(RecordViewSet):
     serializer_class = serializers.SourceSerializer
     filterset_class = filters.SourceFilter
     list_renderers = [CSLRenderer]
-    detail_renderers = [CSLRenderer]
+    detail_renderers = [CSLRenderer, TeiRenderer]
     builders = {"csl": formats.csl_item}
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if self.output_format() != "tei":
+            return super().retrieve(request, *args, **kwargs)
+        source = get_object_or_404(Source.objects.approved(), slug=self.kwargs["slug"])
+        self.note_last_modified(None, source.updated_at)
+        return Response(tei.document(source, request), content_type=TeiRenderer.media_type + "; charset=utf-8")
 
     def base_queryset(self) -> QuerySet:
         return selectors.sources()
