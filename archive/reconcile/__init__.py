@@ -6,7 +6,7 @@ one is clearly ahead. The modules, in the order a request meets them:
 
 - `types`: the entity types and the properties a query may score by;
 - `batch`: a query batch read and checked (`ReconcileError` names the bad part);
-- `names`: candidates found by the archive's folded name search (`archive.search`);
+- `archive.search.candidates` (shared with the TEI import): candidates by the folded name search;
 - `evidence`: what the API shows of each candidate, for properties and data extension;
 - `scoring`: names and properties turned into scores and the match decision;
 - `extend`, `suggest`, `manifest`: the other services of the specification;

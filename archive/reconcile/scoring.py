@@ -15,10 +15,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from archive.search import candidates as names
 from archive.search import snapshots
 from archive.search.records import Candidate
 
-from . import evidence, names
+from . import evidence
 from .batch import ReconQuery, Value
 from .evidence import Evidence, date_span
 from .types import TYPES, entity_id

@@ -6,9 +6,9 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from archive.search import candidates as names
 from archive.search import search_key as fold_key
 
-from . import names
 from .batch import ReconcileError, read_query
 from .types import TYPES, properties_of
 

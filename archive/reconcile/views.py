@@ -23,12 +23,12 @@ from django.views.decorators.http import require_http_methods
 from archive.api.serializers import reverse as api_reverse
 from archive.models.registry import FictionMode
 from archive.search import SearchBackendError
+from archive.search import candidates as names
 
 from . import extend, scoring, suggest
 from .batch import ReconcileError, parse_json, read_batch, read_query
 from .evidence import READERS
 from .manifest import manifest
-from .names import records_by_pk
 from .types import PROPERTIES, TYPES, parse_entity_id
 
 View = Callable[..., HttpResponse]
@@ -144,7 +144,7 @@ def _record(ident: str) -> tuple[str, Any]:
     if parsed is None:
         raise Http404
     type_id, slug = parsed
-    for record in records_by_pk(type_id).values():
+    for record in names.records_by_pk(type_id).values():
         if record.slug == slug:
             return type_id, record
     raise Http404

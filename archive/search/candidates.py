@@ -1,6 +1,6 @@
-"""Candidates for a name: the archive's folded name search, then how fully each name is matched.
+"""Candidates for a name (reconciliation, TEI import): the folded name search, then how fully each name is matched.
 
-`archive.search` finds the approved records whose name or alias contains the
+The search finds the approved records whose name or alias contains the
 query in any script (Traditional/Simplified, pinyin, Wade–Giles without its
 apostrophes and hyphens). Reconciliation must tell a whole name from a part
 of one, so each candidate is scored here: a name equal to the query in its
@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archive.search import Query, fiction_kept, snapshots
-from archive.search.keys import name_keys
-from archive.search.records import Candidate
-from archive.search.snapshot import Snapshot
-
-from .types import TYPES
+from .keys import name_keys
+from .query import TYPES, fiction_kept
+from .records import Candidate, Query
+from .snapshot import Snapshot, snapshots
 
 EXACT_TITLE = 100.0
 EXACT_ALIAS = 96.0
