@@ -173,3 +173,14 @@ def test_a_single_query_of_the_first_version(client: Client) -> None:
         answer = get(client, "http://testserver/reconcile/", query=value)
         validate("reconciliation-result-batch", {"q": answer})
         assert answer["result"][0]["id"] == "person:tang-shengzhi"
+
+
+def test_the_service_is_in_the_openapi_schema(client: Client) -> None:
+    schema = json.loads(client.get("/api/schema/", {"format": "json"}).content)
+    paths = schema["paths"]
+    assert {"get", "post"} <= set(paths["/reconcile/"])
+    for path in ("/reconcile/suggest/entity/", "/reconcile/suggest/type/", "/reconcile/suggest/property/",
+                 "/reconcile/extend/propose/", "/reconcile/preview/{ident}/", "/reconcile/view/{ident}/"):
+        assert "get" in paths[path], path
+    assert "jsonld" in json.dumps(paths["/api/v1/persons/{slug}/"])
+    assert "tei" in json.dumps(paths["/api/v1/sources/{slug}/"])
