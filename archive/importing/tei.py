@@ -41,7 +41,8 @@ from .source_text import _check_metadata, passage_roles
 _COLLECTIONS: dict[str, type[models.Model]] = {
     "persons": Person, "units": Unit, "locations": Location, "events": Event,
 }
-_TARGET_OF_MODEL = {Person: "person", Unit: "unit", Location: "location", Event: "event"}
+_TARGET_OF_MODEL: dict[type[models.Model], str] = {Person: "person", Unit: "unit", Location: "location",
+                                                   Event: "event"}
 # A name that reconciliation must match whole, by type.
 _RECONCILED_TYPES = {"person": "person", "unit": "unit", "location": "location", "event": "event"}
 
