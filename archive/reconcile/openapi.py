@@ -104,6 +104,16 @@ def paths() -> dict[str, Any]:
         "/reconcile/extend/propose/": {"get": _get("reconcile_propose_properties", "Properties data extension offers",
                                                    [type_, _param("limit", "how many")], _OBJECT,
                                                    "`{type, properties}`.")},
+        "/reconcile/1.0/": {"get": _get("reconcile_draft", "The manifest of version 1.0-draft", [], _OBJECT,
+                                        "Its routes follow: /match, /suggest/…, /preview, /extend, /extend/propose.")},
+        "/reconcile/1.0/match": {"post": {
+            "operationId": "reconcile_draft_match", "summary": "Reconciliation, version 1.0-draft", "tags": [_TAG],
+            "requestBody": {"content": {"application/json": {"schema": _OBJECT}}},
+            "responses": _answers(_OBJECT, "`{results: [{candidates}]}`, in the order of the queries.")}},
+        "/reconcile/1.0/extend": {"post": {
+            "operationId": "reconcile_draft_extend", "summary": "Data extension, version 1.0-draft", "tags": [_TAG],
+            "requestBody": {"content": {"application/json": {"schema": _OBJECT}}},
+            "responses": _answers(_OBJECT, "`{meta, rows: [{id, properties: [{id, values}]}]}`.")}},
         "/reconcile/types/": {"get": _get("reconcile_types", "The types and their properties", [], _OBJECT,
                                           "`{result}`.")},
         "/reconcile/view/{ident}/": {"get": {

@@ -10,6 +10,7 @@ are left as they are. Every refusal is a JSON object
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -25,7 +26,7 @@ from archive.models.registry import FictionMode
 from archive.search import SearchBackendError
 from archive.search import candidates as names
 
-from . import extend, scoring, suggest
+from . import draft, extend, scoring, suggest
 from .batch import ReconcileError, parse_json, read_batch, read_query
 from .evidence import READERS
 from .manifest import manifest
@@ -171,6 +172,41 @@ def _preview_context(request: HttpRequest, type_id: str, record: Any) -> dict[st
         "type_name": TYPES[type_id].name, "record": record, "fields": known.fields,
         "url": api_reverse(f"api:{type_id}-detail", kwargs={"slug": record.slug}, request=request),
     }
+
+
+@answers
+def draft_manifest(request: HttpRequest, params: Any) -> HttpResponse:
+    """The manifest of version 1.0-draft."""
+    return _json(draft.manifest_draft(request))
+
+
+def _body(request: HttpRequest) -> Any:
+    if request.method != "POST":
+        raise ReconcileError("method", _("Send the batch as a POST with a JSON body."), 405)
+    try:
+        return json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ReconcileError("body", _("The body is not valid JSON.")) from None
+
+
+@answers
+def draft_match(request: HttpRequest, params: Any) -> HttpResponse:
+    return _json(draft.match(_body(request)))
+
+
+@answers
+def draft_extend(request: HttpRequest, params: Any) -> HttpResponse:
+    return _json(draft.extend_draft(_body(request), request))
+
+
+@answers
+def draft_preview(request: HttpRequest, params: Any) -> HttpResponse:
+    ident = params.get("id") or ""
+    try:
+        type_id, record = _record(ident)
+    except Http404:
+        return _not_found(ident)
+    return render(request, "reconcile/preview.html", _preview_context(request, type_id, record))
 
 
 @answers
