@@ -35,9 +35,9 @@ _LISTS = (
 def _sub(parent: Any, name: str, text: str | None = None, **attributes: str) -> Any:
     element = etree.SubElement(parent, tei.tei(name))
     for key, value in attributes.items():
-        element.set(key, value)
+        element.set(key, tei.xml_safe(value))
     if text:
-        element.text = text
+        element.text = tei.xml_safe(text)
     return element
 
 

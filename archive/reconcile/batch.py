@@ -9,6 +9,7 @@ Every refusal is a `ReconcileError` naming the part of the request at fault.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,7 +79,8 @@ def _types(raw: Any, where: str) -> tuple[str, ...]:
 def _limit(raw: Any, where: str) -> int:
     if raw is None:
         return DEFAULT_LIMIT
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw != int(raw) or raw < 1:
+    whole = isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw) and raw == int(raw)
+    if not whole or raw < 1:
         raise ReconcileError(where, _("The limit must be a whole number of at least 1."))
     return min(int(raw), MAX_LIMIT)
 

@@ -16,6 +16,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
+
 from archive import selectors
 from archive.models import Event, Location, Participation, Person, Post, Unit
 from archive.models.registry import FictionMode
@@ -87,7 +89,7 @@ def _event_places(event_ids: set[int], mode: FictionMode) -> dict[int, set[int]]
     return found
 
 
-def _participations(mode: FictionMode) -> object:
+def _participations(mode: FictionMode) -> QuerySet[Participation]:
     parts = Participation.objects.filter(selectors.visible_participation_q())
     if mode.nested is FictionMode.EXCLUDE:
         parts = parts.exclude(event__fictional=True)
@@ -100,7 +102,7 @@ def of_persons(pks: set[int], mode: FictionMode) -> dict[int, Evidence]:
     posts = selectors.filter_fiction(Post.objects.filter(selectors.visible_post_q(), person_id__in=pks), mode.nested)
     for person_id, unit_id in posts.values_list("person_id", "unit_id"):
         found[person_id].related["unit"] |= _with_ancestors([unit_id], units)
-    parts = _participations(mode).filter(person_id__in=pks)  # type: ignore[attr-defined]  # a queryset
+    parts = _participations(mode).filter(person_id__in=pks)
     rows = list(parts.values_list("person_id", "event_id", "event__earliest", "event__latest"))
     places = _event_places({row[1] for row in rows}, mode)
     chains = _ancestors(Location)

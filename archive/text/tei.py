@@ -120,13 +120,37 @@ def _nest(spans: Iterable[Span]) -> tuple[list[Span], list[Span]]:
     return roots, crossing
 
 
-def _append_text(parent: Any, text: str) -> None:
+def _not_xml(ch: str) -> bool:
+    """A character XML 1.0 cannot hold, not even as a reference (C0 controls but tab and line ends, …)."""
+    code = ord(ch)
+    return (code < 0x20 and ch not in "\t\n\r") or 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF)
+
+
+def xml_safe(text: str) -> str:
+    """`text` with each character XML cannot hold replaced by U+FFFD: for metadata, which need not come back exactly."""
+    return "".join("\ufffd" if _not_xml(ch) else ch for ch in text)
+
+
+def _append_plain(parent: Any, text: str) -> None:
     if not text:
         return
     if len(parent):
         parent[-1].tail = (parent[-1].tail or "") + text
     else:
         parent.text = (parent.text or "") + text
+
+
+def _append_text(parent: Any, text: str) -> None:
+    """Append `text`; a character XML cannot hold (a form feed in a source) becomes `<g type="char" n="U+000C"/>`."""
+    start = 0
+    for index, ch in enumerate(text):
+        if _not_xml(ch):
+            _append_plain(parent, text[start:index])
+            glyph = etree.SubElement(parent, tei("g"))
+            glyph.set("type", "char")
+            glyph.set("n", f"U+{ord(ch):04X}")
+            start = index + 1
+    _append_plain(parent, text[start:])
 
 
 def _name_element(span: Span) -> Any:
@@ -196,12 +220,12 @@ def span_element(span: Span) -> Any:
 def add_separator(div: Any, separator: str) -> None:
     if not separator:
         return
-    if set(separator) <= _XML_WHITESPACE:
+    if set(separator) <= _XML_WHITESPACE:  # (XML's whitespace: never a character it cannot hold)
         _append_text(div, separator)
         return
     holder = etree.SubElement(div, tei("ab"))
     holder.set("type", "separator")
-    holder.text = separator
+    _append_text(holder, separator)
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -232,6 +256,28 @@ def _mention_of(element: Any, name: str, seq: int, start: int, end: int, claims:
 _INLINE = {"persName", "orgName", "placeName", "rs"}
 
 
+def _glyph(element: Any) -> str:
+    """The character a `<g type="char" n="U+XXXX"/>` stands for."""
+    code = (element.get("n") or "").removeprefix("U+")
+    try:
+        if len(element) or element.text or not 4 <= len(code) <= 6:
+            raise ValueError(code)
+        return chr(int(code, 16))
+    except ValueError:
+        raise TeiError("@n must name one character as U+XXXX, and the element be empty", element="g",
+                       line=element.sourceline) from None
+
+
+def _separator_text(holder: Any) -> str:
+    pieces = [holder.text or ""]
+    for child in holder:
+        if not isinstance(child.tag, str) or _local(child) != "g" or child.get("type") != "char":
+            raise TeiError("a separator holds only text and <g type=\"char\">", element="ab",
+                           line=holder.sourceline)
+        pieces += [_glyph(child), child.tail or ""]
+    return "".join(pieces)
+
+
 def _read_inline(parent: Any, seq: int, pieces: list[str], at: list[int], found: list[Mention],
                  anchors: dict[str, tuple[int, int]], claims: dict[str, str]) -> None:
     if parent.text:
@@ -244,6 +290,9 @@ def _read_inline(parent: Any, seq: int, pieces: list[str], at: list[int], found:
                 start = at[0]
                 _read_inline(child, seq, pieces, at, found, anchors, claims)
                 found.append(_mention_of(child, name, seq, start, at[0], claims))
+            elif name == "g" and child.get("type") == "char":
+                pieces.append(_glyph(child))
+                at[0] += 1
             elif name == "anchor":
                 ident = child.get(xml_id("id"))
                 if not ident:
@@ -325,9 +374,10 @@ def read_body(root: Any) -> Reading:
             pieces.append(text)
             at[0] += len(text)
             reading.passages.append((seq, start, at[0], text))
-        elif name == "ab" and child.get("type") == "separator" and len(child) == 0:
-            pieces.append(child.text or "")
-            at[0] += len(child.text or "")
+        elif name == "ab" and child.get("type") == "separator":
+            separator = _separator_text(child)
+            pieces.append(separator)
+            at[0] += len(separator)
         else:
             raise TeiError("is not supported in the body (passages are <p n=…>)", element=name,
                            line=child.sourceline)

@@ -159,6 +159,8 @@ def test_limit_and_types(client: Client) -> None:
         ({"queries": json.dumps({"q0": {"query": "唐", "type": "ship"}})}, "queries.q0.type"),
         ({"queries": json.dumps({"q0": {"query": "唐", "limit": 0}})}, "queries.q0.limit"),
         ({"queries": json.dumps({"q0": {"query": "唐", "limit": "many"}})}, "queries.q0.limit"),
+        ({"queries": '{"q0": {"query": "唐", "limit": Infinity}}'}, "queries.q0.limit"),
+        ({"queries": "[" * 100000 + "]" * 100000}, "queries"),
         ({"queries": json.dumps({"q0": {"query": "唐", "properties": [{"pid": "colour", "v": "red"}]}})},
          "queries.q0.properties[0]"),
         ({"queries": json.dumps({"q0": {"query": "唐", "properties": [{"pid": "fiction", "v": "maybe"}]}})},

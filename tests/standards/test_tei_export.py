@@ -84,7 +84,8 @@ def test_unknown_and_unapproved_sources_are_404(client: Client) -> None:
     assert response.status_code == 404  # one source at a time
 
 
-@pytest.mark.parametrize("text", ["\ufeff第一行\r\n\r\n第二行\r\n", "\u3000\n第一行\n\u3000\u3000\n第二行", "一行"])
+@pytest.mark.parametrize("text", ["\ufeff第一行\r\n\r\n第二行\r\n", "\u3000\n第一行\n\u3000\u3000\n第二行", "一行",
+                                  "第一\x0c行\x01\n\x0c\n\x0b第二行"])
 def test_separators_of_every_kind_come_back(text: str) -> None:
     from archive.text.segment import separators_of, split_passages
 

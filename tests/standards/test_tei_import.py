@@ -115,3 +115,23 @@ def test_the_command(client: Client, tmp_path: Any) -> None:
     path.write_bytes(tei_document('<p n="1"><hi>唐生智</hi></p>'))
     with pytest.raises(CommandError, match="<hi> at line 6"):
         call_command("import_tei", str(path), "--slug", "edition-2")
+
+
+def test_characters_xml_cannot_hold_survive_export_and_import(client: Client) -> None:
+    from tests.factories import cite, source_with_text
+    from tests.standards.test_tei_export import valid
+
+    text = "\ufeff唐生智\x0c下令\x01撤退。\r\n\x0c\r\n\x0b第二行\x1f"
+    source = source_with_text(text, slug="control-characters")
+    Source.objects.filter(pk=source.pk).update(title="标题\x07")
+    tang = Person.objects.get(slug="tang-shengzhi")
+    first = source.passages.get(seq=1)
+    cite(first, "唐生智\x0c下令", person=tang)
+    assert Citation.objects.filter(passage=first).exists()
+    document = export(client, "control-characters")
+    valid(document)
+    copy = import_tei(document, name="control.xml", slug="control-characters-tei").source
+    assert copy.text == text
+    assert list(copy.passages.values_list("seq", "start", "end", "text").order_by("seq")) == list(
+        source.passages.values_list("seq", "start", "end", "text").order_by("seq"))
+    assert Citation.objects.get(passage__source=copy).quote == "唐生智\x0c下令"
