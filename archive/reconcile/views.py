@@ -22,6 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from archive.api.serializers import reverse as api_reverse
+from archive.models import Echelon, Side
 from archive.models.registry import FictionMode
 from archive.search import SearchBackendError
 from archive.search import candidates as names
@@ -168,8 +169,10 @@ def view(request: HttpRequest, params: Any, ident: str) -> HttpResponse:
 def _preview_context(request: HttpRequest, type_id: str, record: Any) -> dict[str, Any]:
     # Side and echelon are plain fields of the record: no fiction mode changes them.
     known = READERS[type_id]({record.pk}, FictionMode.INCLUDE)[record.pk]
+    labels = {"side": dict(Side.choices), "echelon": dict(Echelon.choices)}
+    fields = {name: labels[name].get(value, value) for name, value in known.fields.items() if name in labels}
     return {
-        "type_name": TYPES[type_id].name, "record": record, "fields": known.fields,
+        "type_name": TYPES[type_id].name, "record": record, "fields": fields,
         "url": api_reverse(f"api:{type_id}-detail", kwargs={"slug": record.slug}, request=request),
     }
 
