@@ -84,6 +84,7 @@ def entity_id(type_id: str, slug: str) -> str:
 
 def parse_entity_id(value: str) -> tuple[str, str] | None:
     type_id, colon, slug = value.partition(":")
-    if not colon or type_id not in TYPES or not slug:
+    # A NUL names no record, and PostgreSQL refuses it in a query.
+    if not colon or type_id not in TYPES or not slug or "\x00" in slug:
         return None
     return type_id, slug
