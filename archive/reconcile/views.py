@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -140,16 +140,16 @@ def types(request: HttpRequest, params: Any) -> HttpResponse:
     ]})
 
 
-def _record(ident: str) -> tuple[str, Any]:
-    """The approved record an id names (fictional ones too: an id is asked for by name), or a 404."""
+def _record(ident: str) -> tuple[str, Any] | None:
+    """The approved record an id names (fictional ones too: an id is asked for by name), or None."""
     parsed = parse_entity_id(ident)
     if parsed is None:
-        raise Http404
+        return None
     type_id, slug = parsed
     for record in names.records_by_pk(type_id).values():
         if record.slug == slug:
             return type_id, record
-    raise Http404
+    return None
 
 
 def _not_found(ident: str) -> JsonResponse:
@@ -159,10 +159,10 @@ def _not_found(ident: str) -> JsonResponse:
 @answers
 def view(request: HttpRequest, params: Any, ident: str) -> HttpResponse:
     """The record's page in the API."""
-    try:
-        type_id, record = _record(ident)
-    except Http404:
+    found = _record(ident)
+    if found is None:
         return _not_found(ident)
+    type_id, record = found
     return HttpResponseRedirect(api_reverse(f"api:{type_id}-detail", kwargs={"slug": record.slug}, request=request))
 
 
@@ -205,29 +205,26 @@ def draft_extend(request: HttpRequest, params: Any) -> HttpResponse:
 @answers
 def draft_preview(request: HttpRequest, params: Any) -> HttpResponse:
     ident = params.get("id") or ""
-    try:
-        type_id, record = _record(ident)
-    except Http404:
+    found = _record(ident)
+    if found is None:
         return _not_found(ident)
-    return render(request, "reconcile/preview.html", _preview_context(request, type_id, record))
+    return render(request, "reconcile/preview.html", _preview_context(request, *found))
 
 
 @answers
 def preview(request: HttpRequest, params: Any, ident: str) -> HttpResponse:
     """A small HTML card of the record, for a client's iframe."""
-    try:
-        type_id, record = _record(ident)
-    except Http404:
+    found = _record(ident)
+    if found is None:
         return _not_found(ident)
-    return render(request, "reconcile/preview.html", _preview_context(request, type_id, record))
+    return render(request, "reconcile/preview.html", _preview_context(request, *found))
 
 
 @answers
 def flyout(request: HttpRequest, params: Any) -> HttpResponse:
     ident = params.get("id") or ""
-    try:
-        type_id, record = _record(ident)
-    except Http404:
+    found = _record(ident)
+    if found is None:
         return _not_found(ident)
-    html = render(request, "reconcile/preview.html", _preview_context(request, type_id, record)).content.decode()
+    html = render(request, "reconcile/preview.html", _preview_context(request, *found)).content.decode()
     return _json({"id": ident, "html": html})
