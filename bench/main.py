@@ -20,7 +20,9 @@ removes it at the end. It then
 5. admin: p50/p95 render time of the admin changelists of passages and
    citations (and with `?q=江`), in-process through django.test.Client,
    against Django's stock ModelAdmin of the same models; and the SQL queries
-   per request of every API list endpoint at page_size 50 against 200.
+   per request of every API list endpoint at page_size 50 against 200;
+6. reconcile: 1,000 names through the reconciliation service in batches of
+   50 against a plain `icontains` lookup of the same names.
 
 A figure that fails prints its error and is recorded as failed; the others
 still run. Results go to `BENCHMARKS.md` (for people) and
@@ -54,9 +56,10 @@ from bench.stages.api_in_process import api_breakdown_figures  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
 from bench.stages.queries import api_query_figures  # noqa: E402
+from bench.stages.reconcile import reconcile_figures  # noqa: E402
 from bench.stages.search import build_index, search_figures  # noqa: E402
 
-STAGES = ["import", "api", "search", "admin"]  # the choices of --only, in the order they run
+STAGES = ["import", "api", "search", "admin", "reconcile"]  # the choices of --only, in the order they run
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -125,6 +128,10 @@ def measure(run: Run, url: str) -> None:
             with stage(run, "API queries per request", [("API queries per request", "queries", "lower")]):
                 api_query_figures(run)
         finish_stage(run, "admin")
+    if "reconcile" in wanted:
+        with in_process():
+            reconcile_figures(run)
+        finish_stage(run, "reconcile")
     run.finished = True
 
 

@@ -259,6 +259,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The reconciliation service (plain Django views) is added to the schema by a hook.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "archive.reconcile.openapi.add_reconciliation_paths",
+    ],
 }
 
 # A history row's reason names who proposed and who approved, and may quote a review note: no length limit.

@@ -12,6 +12,8 @@ urlpatterns = [
     path("api/v1/", include("archive.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # The reconciliation service (OpenRefine and other clients of the W3C reconciliation API).
+    path("reconcile/", include("archive.reconcile.urls")),
     path("health/", health, name="health"),
     # The language switcher of the admin header posts here; the choice is kept in a cookie.
     path("i18n/", include("django.conf.urls.i18n")),

@@ -39,6 +39,24 @@ class AnnotationRenderer(JSONRenderer):
     content_type = 'application/ld+json; profile="http://www.w3.org/ns/anno.jsonld"'
 
 
+class JsonLdRenderer(JSONRenderer):
+    """schema.org and Web Annotation JSON-LD (`archive.api.linked_data`)."""
+
+    media_type = "application/ld+json"
+    format = "jsonld"
+
+
+class TeiRenderer(BaseRenderer):
+    """A TEI P5 document, already serialised by `archive.api.tei`."""
+
+    media_type = "application/tei+xml"
+    format = "tei"
+    charset = None  # the XML declaration names UTF-8
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
+        return data if isinstance(data, bytes) else b""
+
 
 # A spreadsheet runs a cell that begins with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

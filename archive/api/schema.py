@@ -134,6 +134,21 @@ ANNOTATION_PAGE = {
     "required": ["type", "items"],
 }
 
+JSONLD_NODE = {
+    "type": "object",
+    "description": "A record in schema.org terms, or a citation as a Web Annotation, under the context "
+    "`/api/v1/context.jsonld` (`archive.api.linked_data`).",
+    "properties": {"@context": _STRING, "id": _STRING, "type": _STRING},
+    "required": ["id", "type"],
+}
+JSONLD_GRAPH = {
+    "type": "object",
+    "properties": {"@context": _STRING, "@graph": {"type": "array", "items": JSONLD_NODE}},
+    "required": ["@context", "@graph"],
+}
+TEI_DOCUMENT = {"type": "string", "description": "A TEI P5 document (XML) of the source's whole text, its "
+                "bibliographic data in the header, its citations marked inline (`archive.api.tei`)."}
+
 # Schemas of each format's document: (for a list, for one record).
 FORMAT_SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "csl": ({"type": "array", "items": CSL_ITEM}, CSL_ITEM),
@@ -141,6 +156,8 @@ FORMAT_SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "lpf": (LPF_COLLECTION, {**LPF_FEATURE, "required": [*LPF_FEATURE["required"], "@context"]}),
     "annotation": (ANNOTATION_PAGE, {**ANNOTATION, "required": [*ANNOTATION["required"], "@context"]}),
     "csv": ({"type": "string", "description": "Comma-separated rows, one per record, with a header row."}, _STRING),
+    "jsonld": (JSONLD_GRAPH, {**JSONLD_NODE, "required": [*JSONLD_NODE["required"], "@context"]}),
+    "tei": (TEI_DOCUMENT, TEI_DOCUMENT),
 }
 
 _ERROR = {
@@ -183,10 +200,15 @@ class ArchiveAutoSchema(AutoSchema):
         responses = super()._get_response_bodies(direction)
         ok = responses.get("200")
         if ok and "content" in ok:
+            described: set[str] = set()
             for renderer in self.view.get_renderers()[1:]:
                 schemas = FORMAT_SCHEMAS.get(renderer.format)
                 if schemas and renderer.media_type in ok["content"]:
-                    ok["content"][renderer.media_type] = {"schema": schemas[0] if self._is_list() else schemas[1]}
+                    schema = schemas[0] if self._is_list() else schemas[1]
+                    if renderer.media_type in described:  # two formats of one media type (LPF and JSON-LD)
+                        schema = {"oneOf": [ok["content"][renderer.media_type]["schema"], schema]}
+                    ok["content"][renderer.media_type] = {"schema": schema}
+                    described.add(renderer.media_type)
         error = {"application/json": {"schema": _ERROR}}
         responses.setdefault("400", {"description": "A parameter is wrong; the message names it.",
                                      "content": error})

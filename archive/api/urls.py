@@ -27,7 +27,11 @@ router.register("locations", views.LocationViewSet, basename="location")
 router.register("events", views.EventViewSet, basename="event")
 router.register("citations", views.CitationViewSet, basename="citation")
 
-urlpatterns = list(router.urls)
+urlpatterns = [
+    # The JSON-LD context every `?format=jsonld` document names (`archive.api.linked_data`).
+    path("context.jsonld", views.jsonld_context, name="jsonld-context"),
+    *router.urls,
+]
 
 try:
     from archive.api.search_view import SearchView

@@ -20,9 +20,10 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date, quote_etag
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
-from rest_framework.decorators import action
+from rest_framework.decorators import action, api_view, renderer_classes
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -31,14 +32,16 @@ from rest_framework.response import Response
 from rest_framework.schemas.inspectors import ViewInspector
 
 from archive import selectors
-from archive.api import caching, filters, formats, parameters, serializers
+from archive.api import caching, filters, formats, linked_data, parameters, serializers, tei
 from archive.api.pagination import ArchivePagination
 from archive.api.renderers import (
     AnnotationRenderer,
     CSLRenderer,
     CSVRenderer,
     GeoJSONRenderer,
+    JsonLdRenderer,
     LinkedPlacesRenderer,
+    TeiRenderer,
 )
 from archive.api.schema import ArchiveAutoSchema
 from archive.models import Citation, Curated, Event, Location, Passage, Person, Source, Unit
@@ -223,7 +226,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return Response(self.collect(fmt, documents), headers=self.page_links())
 
     def collect(self, fmt: str, documents: builtins.list[dict[str, Any]]) -> Any:
-        return documents
+        return linked_data.graph(documents, self.request) if fmt == "jsonld" else documents
 
     def base_queryset(self) -> QuerySet:
         return type(self).model.objects.approved()
@@ -250,7 +253,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return Response(self.single(fmt, self.builders[fmt](record, request)))
 
     def single(self, fmt: str, document: dict[str, Any]) -> Any:
-        return document
+        return linked_data.single(document, self.request) if fmt == "jsonld" else document
 
     def merged_into(self, slug: str) -> Response | None:
         """A slug of a record merged into another answers with a permanent redirect to the survivor."""
@@ -268,7 +271,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
 
 class SourceViewSet(RecordViewSet):
-    """Sources with their bibliographic data; `?format=csl` gives CSL-JSON."""
+    """Sources with their bibliographic data; `?format=csl` gives CSL-JSON, `?format=tei` (one source) TEI P5."""
 
     model = Source
     select = staticmethod(lambda mode: selectors.sources())
@@ -276,8 +279,15 @@ class SourceViewSet(RecordViewSet):
     serializer_class = serializers.SourceSerializer
     filterset_class = filters.SourceFilter
     list_renderers = [CSLRenderer]
-    detail_renderers = [CSLRenderer]
+    detail_renderers = [CSLRenderer, TeiRenderer]
     builders = {"csl": formats.csl_item}
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if self.output_format() != "tei":
+            return super().retrieve(request, *args, **kwargs)
+        source = get_object_or_404(Source.objects.approved(), slug=self.kwargs["slug"])
+        self.note_last_modified(None, source.updated_at)
+        return Response(tei.document(source, request), content_type=TeiRenderer.media_type + "; charset=utf-8")
 
     def base_queryset(self) -> QuerySet:
         return selectors.sources()
@@ -327,9 +337,10 @@ class PersonViewSet(RecordViewSet):
     select = staticmethod(selectors.persons)
     serializer_class = serializers.PersonSerializer
     filterset_class = filters.PersonFilter
-    list_renderers = [CSVRenderer]
+    list_renderers = [CSVRenderer, JsonLdRenderer]
+    detail_renderers = [JsonLdRenderer]
     csv_columns = formats.PERSON_COLUMNS
-    builders = {"csv": formats.person_row}
+    builders = {"csv": formats.person_row, "jsonld": linked_data.person}
 
 
 class UnitViewSet(RecordViewSet):
@@ -339,9 +350,10 @@ class UnitViewSet(RecordViewSet):
     select = staticmethod(selectors.units)
     serializer_class = serializers.UnitSerializer
     filterset_class = filters.UnitFilter
-    list_renderers = [CSVRenderer]
+    list_renderers = [CSVRenderer, JsonLdRenderer]
+    detail_renderers = [JsonLdRenderer]
     csv_columns = formats.UNIT_COLUMNS
-    builders = {"csv": formats.unit_row}
+    builders = {"csv": formats.unit_row, "jsonld": linked_data.unit}
 
 
 class LocationViewSet(RecordViewSet):
@@ -351,20 +363,21 @@ class LocationViewSet(RecordViewSet):
     select = staticmethod(selectors.locations)
     serializer_class = serializers.LocationSerializer
     filterset_class = filters.LocationFilter
-    list_renderers = [GeoJSONRenderer, LinkedPlacesRenderer, CSVRenderer]
-    detail_renderers = [GeoJSONRenderer, LinkedPlacesRenderer]
+    list_renderers = [GeoJSONRenderer, LinkedPlacesRenderer, CSVRenderer, JsonLdRenderer]
+    detail_renderers = [GeoJSONRenderer, LinkedPlacesRenderer, JsonLdRenderer]
     csv_columns = formats.LOCATION_COLUMNS
-    builders = {"geojson": formats.geojson_feature, "lpf": formats.lpf_feature, "csv": formats.location_row}
+    builders = {"geojson": formats.geojson_feature, "lpf": formats.lpf_feature, "csv": formats.location_row,
+                "jsonld": linked_data.location}
 
     def collect(self, fmt: str, documents: builtins.list[dict[str, Any]]) -> Any:
         if fmt == "geojson":
             return formats.geojson_collection(documents)
         if fmt == "lpf":
             return formats.lpf_collection(documents)
-        return documents
+        return super().collect(fmt, documents)
 
     def single(self, fmt: str, document: dict[str, Any]) -> Any:
-        return {"@context": formats.LPF_CONTEXT, **document} if fmt == "lpf" else document
+        return {"@context": formats.LPF_CONTEXT, **document} if fmt == "lpf" else super().single(fmt, document)
 
 
 class EventViewSet(RecordViewSet):
@@ -374,19 +387,20 @@ class EventViewSet(RecordViewSet):
     select = staticmethod(selectors.events)
     serializer_class = serializers.EventSerializer
     filterset_class = filters.EventFilter
-    list_renderers = [CSVRenderer]
+    list_renderers = [CSVRenderer, JsonLdRenderer]
+    detail_renderers = [JsonLdRenderer]
     csv_columns = formats.EVENT_COLUMNS
-    builders = {"csv": formats.event_row}
+    builders = {"csv": formats.event_row, "jsonld": linked_data.event}
 
 
 class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
-    """Citations by id; `?format=annotation` gives W3C Web Annotations."""
+    """Citations by id; `?format=annotation` gives W3C Web Annotations, `?format=jsonld` the same in our context."""
 
     serializer_class = serializers.CitationSerializer
     filterset_class = filters.CitationFilter
     lookup_value_regex = "[^/]+"
-    list_renderers = [AnnotationRenderer]
-    detail_renderers = [AnnotationRenderer]
+    list_renderers = [AnnotationRenderer, JsonLdRenderer]
+    detail_renderers = [AnnotationRenderer, JsonLdRenderer]
 
     def get_queryset(self) -> QuerySet[Citation]:
         mode = fiction_mode(self.request)
@@ -402,6 +416,9 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         assert page is not None  # every list pages
         if self.output_format() == "json":
             return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        if self.output_format() == "jsonld":
+            documents = [linked_data.citation(citation, request) for citation in page]
+            return Response(linked_data.graph(documents, request), headers=self.page_links())
         paginator = self.paginator
         document = formats.annotation_page(
             [formats.annotation(citation, request, context=False) for citation in page],
@@ -417,4 +434,14 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         self.note_last_modified(None, citation.updated_at)
         if self.output_format() == "json":
             return Response(self.get_serializer(citation).data)
+        if self.output_format() == "jsonld":
+            return Response(linked_data.single(linked_data.citation(citation, request), request))
         return Response(formats.annotation(citation, request), content_type=AnnotationRenderer.content_type)
+
+
+@extend_schema(responses={(200, "application/ld+json"): OpenApiTypes.OBJECT},
+               description="The JSON-LD context named by every `?format=jsonld` document.")
+@api_view(["GET"])
+@renderer_classes([JsonLdRenderer])
+def jsonld_context(request: Request) -> Response:
+    return Response(linked_data.context_document(request))

@@ -32,19 +32,19 @@ pytestmark = pytest.mark.django_db
 
 OPERATIONS = {
     "/api/v1/sources/": ["csl", "json"],
-    "/api/v1/sources/{slug}/": ["csl", "json"],
+    "/api/v1/sources/{slug}/": ["csl", "json", "tei"],
     "/api/v1/sources/{slug}/passages/": ["json"],
     "/api/v1/passages/{id}/": ["json"],
-    "/api/v1/persons/": ["csv", "json"],
-    "/api/v1/persons/{slug}/": ["json"],
-    "/api/v1/units/": ["csv", "json"],
-    "/api/v1/units/{slug}/": ["json"],
-    "/api/v1/locations/": ["csv", "geojson", "json", "lpf"],
-    "/api/v1/locations/{slug}/": ["geojson", "json", "lpf"],
-    "/api/v1/events/": ["csv", "json"],
-    "/api/v1/events/{slug}/": ["json"],
-    "/api/v1/citations/": ["annotation", "json"],
-    "/api/v1/citations/{id}/": ["annotation", "json"],
+    "/api/v1/persons/": ["csv", "json", "jsonld"],
+    "/api/v1/persons/{slug}/": ["json", "jsonld"],
+    "/api/v1/units/": ["csv", "json", "jsonld"],
+    "/api/v1/units/{slug}/": ["json", "jsonld"],
+    "/api/v1/locations/": ["csv", "geojson", "json", "jsonld", "lpf"],
+    "/api/v1/locations/{slug}/": ["geojson", "json", "jsonld", "lpf"],
+    "/api/v1/events/": ["csv", "json", "jsonld"],
+    "/api/v1/events/{slug}/": ["json", "jsonld"],
+    "/api/v1/citations/": ["annotation", "json", "jsonld"],
+    "/api/v1/citations/{id}/": ["annotation", "json", "jsonld"],
 }
 
 
