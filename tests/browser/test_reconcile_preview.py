@@ -6,14 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group, Permission
 
 from archive.models import NameKind, Person, PersonName, Script, Unit
+from archive.roles import ensure_groups
 from tests.factories import approved
 
 pytestmark = pytest.mark.browser
 
 
 def test_preview_card_shows_the_record(live_server: Any, new_page: Any, screenshot_dir: Path) -> None:
+    # Transactional tests before this one flush the groups the migration made; make them again.
+    ensure_groups(Group, Permission)
     approved(Unit(slug="36th-division", name="第三十六师", echelon="division", side="chinese"))
     tang = approved(Person(slug="tang-shengzhi", name="唐生智", side="chinese"))
     PersonName.objects.create(person=tang, name="T'ang Sheng-chih", kind=NameKind.ROMANISATION, script=Script.LATN)

@@ -34,6 +34,16 @@ def _readme_commands(section: str) -> list[list[str]]:
     return [shlex.split(line) for line in lines if line.startswith("python manage.py")]
 
 
+# A TEI edition as `?format=tei` gives one, small enough to read.
+TEI = """<?xml version="1.0" encoding="UTF-8"?>
+<TEI xmlns="http://www.tei-c.org/ns/1.0">
+<teiHeader><fileDesc><titleStmt><title>撤退</title></titleStmt><publicationStmt><p/></publicationStmt>
+<sourceDesc><bibl><title>撤退</title><note type="kind">history</note></bibl></sourceDesc></fileDesc>
+<profileDesc><langUsage><language ident="zh-Hans">中文</language></langUsage></profileDesc></teiHeader>
+<text><body><div type="source"><p n="1"><persName>唐生智</persName>于12日傍晚离开司令部。</p></div></body></text></TEI>
+"""
+
+
 def test_the_data_in_and_out_commands_run_with_only_the_local_environment_file(tmp_path: Path) -> None:
     keep = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "LC_ALL") if key in os.environ}
     # `make setup` writes the file (here into a folder of the test's own, not the checkout's).
@@ -59,15 +69,19 @@ def test_the_data_in_and_out_commands_run_with_only_the_local_environment_file(t
     manage("migrate", "--noinput", "-v0")
     text = tmp_path / "retreat.txt"
     text.write_text("第一章 撤退\n\n唐生智于12日傍晚离开司令部。\n\n部队在下关码头渡江。\n", encoding="utf-8")
+    tei = tmp_path / "retreat.xml"
+    tei.write_text(TEI, encoding="utf-8")
     export = tmp_path / "export"
-    fill = {"FILE": str(text), "S": "readme-retreat", "T": "撤退", "DIR": str(export)}
+    fill = {"FILE": str(text), "S": "readme-retreat", "T": "撤退", "DIR": str(export), "TEI_FILE": str(tei),
+            "S2": "readme-tei"}
 
     commands = _readme_commands("Data in and out")
-    assert {"import_source", "load_collection", "export_collection"} <= {command[2] for command in commands}
+    assert {"import_source", "import_tei", "load_collection", "export_collection"} <= {c[2] for c in commands}
     for command in commands:
         manage(*[fill.get(word, word) for word in command[2:]])
 
     assert '"readme-retreat"' in (export / "01_sources.json").read_text(encoding="utf-8")
+    assert '"readme-tei"' in (export / "01_sources.json").read_text(encoding="utf-8")
     assert any(path.read_bytes() == text.read_bytes() for path in (export / "sources").iterdir())
     # Other commands a developer reaches for work too.
     manage("makemigrations", "--check", "--dry-run")
