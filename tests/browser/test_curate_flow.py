@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import Group, Permission
 from django.urls import Resolver404, resolve
 
 from archive.models import Citation, Event, Source, Status
 from archive.roles import ensure_groups
 from archive.text import anchor
+from tests.browser.accounts import account, log_in
 from tests.factories import approved, cite, source_with_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,7 +29,6 @@ TEXT = (
 )
 MEMOIR = "我们在码头等了很久，过了21时才开船。\n"
 PHRASE = "20时方到"
-PASSWORD = "browser-pass-1937"
 
 SELECT_PHRASE = """
 ([seq, phrase]) => {
@@ -47,25 +47,11 @@ SELECT_PHRASE = """
 """
 
 
-def _account(name: str, role: str) -> User:
-    account = User.objects.create_user(username=name, password=PASSWORD, is_staff=True)
-    account.groups.add(Group.objects.get(name=role))
-    return account
-
-
-def _log_in(page: Any, base: str, name: str, next_path: str) -> None:
-    page.goto(f"{base}/admin/login/?next={next_path}")
-    page.fill("#id_username", name)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}{next_path}*")
-
-
 def test_cite_in_the_reader_then_approve_in_the_queue(live_server: Any, new_page: Any, screenshot_dir: Path) -> None:
     # Transactional tests flush the groups the migration made; make them again.
     ensure_groups(Group, Permission)
-    curator = _account("curator-e2e", "curator")
-    reviewer = _account("reviewer-e2e", "reviewer")
+    curator = account("curator-e2e", "curator")
+    reviewer = account("reviewer-e2e", "reviewer")
     source = source_with_text(TEXT, slug="history-e2e", kind="history")
     # A plain update: saving an approved source would reopen its review.
     Source.objects.filter(pk=source.pk).update(title="南京保卫战史")
@@ -79,7 +65,7 @@ def test_cite_in_the_reader_then_approve_in_the_queue(live_server: Any, new_page
     reader_path = f"/admin/curate/sources/{source.slug}/read/"
 
     page = new_page()
-    _log_in(page, base, curator.username, reader_path)
+    log_in(page, base, curator.username, reader_path)
     assert page.locator(".passage-row").count() == 3
 
     at16 = page.evaluate(SELECT_PHRASE, [passage.seq, PHRASE])
@@ -115,7 +101,7 @@ def test_cite_in_the_reader_then_approve_in_the_queue(live_server: Any, new_page
     assert "You created this record" in own.locator(".cannot-review").inner_text()
 
     review = new_page()
-    _log_in(review, base, reviewer.username, "/admin/curate/review/")
+    log_in(review, base, reviewer.username, "/admin/curate/review/")
     record = review.locator(f"#record-citation-{citation.pk}")
     assert record.locator("mark").inner_text() == PHRASE
     assert "唐生智𠀀于12日傍晚离开司令部" in record.locator(".queue-passage").inner_text()

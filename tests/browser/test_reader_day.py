@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 
 from archive.models import Citation, Person, Status
 from archive.roles import ensure_groups
+from tests.browser.accounts import account, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 HISTORY = "history-nanjing-retreat"
-PASSWORD = "browser-pass-1937"
 PHRASE = "第36师的哨兵"
 
 SELECT = """
@@ -63,32 +63,18 @@ SELECT_ACROSS = """
 """
 
 
-def _account(name: str, role: str) -> User:
-    account = User.objects.create_user(username=name, password=PASSWORD, is_staff=True)
-    account.groups.add(Group.objects.get(name=role))
-    return account
-
-
-def _log_in(page: Any, base: str, name: str, next_path: str) -> None:
-    page.goto(f"{base}/admin/login/?next={next_path}")
-    page.fill("#id_username", name)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}{next_path}*")
-
-
 def test_a_curators_day_in_the_reader(live_server: Any, new_page: Any, screenshot_dir: Path) -> None:
     ensure_groups(Group, Permission)
     call_command("load_collection", verbosity=0)
-    curator = _account("curator-day", "curator")
-    reviewer = _account("reviewer-day", "reviewer")
+    curator = account("curator-day", "curator")
+    reviewer = account("reviewer-day", "reviewer")
     base = live_server.url
     reader = f"/admin/curate/sources/{HISTORY}/read/"
     requests: list[str] = []
 
     page = new_page()
     page.on("request", lambda request: requests.append(request.url))
-    _log_in(page, base, curator.username, reader)
+    log_in(page, base, curator.username, reader)
     assert 0 < page.locator(".passage-row").count() <= 20
     assert "suggested mentions left" in page.locator("[data-role=coverage]").inner_text()
 
@@ -171,7 +157,7 @@ def test_a_curators_day_in_the_reader(live_server: Any, new_page: Any, screensho
 
     # The reviewer sees the new person, its citation and the mention in the queue.
     review = new_page()
-    _log_in(review, base, reviewer.username, "/admin/curate/review/")
+    log_in(review, base, reviewer.username, "/admin/curate/review/")
     for citation in (made, mention):
         assert review.locator(f"#record-citation-{citation.pk}").count() == 1
     assert review.locator(f"#record-person-{person.pk}").count() == 1

@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import Group, Permission
 
 from archive.models import Event, Revision, RevisionState
 from archive.roles import ensure_groups
+from tests.browser.accounts import account, log_in
 from tests.factories import approved, cite, source_with_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "browser-revise-1937"
 TEXT = "唐生智于12日傍晚离开司令部，原定18时到煤炭港码头，实际20时方到，21时以后才开船。\n"
 OLD_TITLE = "唐生智离开南京"
 NEW_TITLE = "唐生智乘船撤出南京"
@@ -29,20 +29,6 @@ OLD_DESCRIPTION = "唐生智于12日傍晚离开司令部，赶往煤炭港码�
 NEW_DESCRIPTION = (
     "唐生智于12日傍晚离开司令部，20时方到煤炭港码头，21时以后才开船。Tang left his headquarters at dusk, by boat."
 )
-
-
-def _account(name: str, role: str) -> User:
-    account = User.objects.create_user(username=name, password=PASSWORD, is_staff=True)
-    account.groups.add(Group.objects.get(name=role))
-    return account
-
-
-def _log_in(page: Any, base: str, name: str, next_path: str) -> None:
-    page.goto(f"{base}/admin/login/?next={next_path}")
-    page.fill("#id_username", name)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}{next_path}*")
 
 
 def _api(page: Any, base: str, slug: str) -> dict[str, Any]:
@@ -56,8 +42,8 @@ def test_an_edit_of_a_published_event_waits_for_review_then_goes_live(
 ) -> None:
     # Transactional tests flush the groups the migration made; make them again.
     ensure_groups(Group, Permission)
-    curator = _account("curator-revise", "curator")
-    reviewer = _account("reviewer-revise", "reviewer")
+    curator = account("curator-revise", "curator")
+    reviewer = account("reviewer-revise", "reviewer")
     event = Event(slug="tang-departs", title=OLD_TITLE, kind="escape", date="1937-12-12", description=OLD_DESCRIPTION)
     event.clean()  # its bounds derived from the date, as the change form derives them
     approved(event)
@@ -67,7 +53,7 @@ def test_an_edit_of_a_published_event_waits_for_review_then_goes_live(
     change_path = f"/admin/archive/event/{event.pk}/change/"
 
     page = new_page()
-    _log_in(page, base, curator.username, change_path)
+    log_in(page, base, curator.username, change_path)
     page.fill("#id_title", NEW_TITLE)
     page.fill("#id_description", NEW_DESCRIPTION)
     with page.expect_navigation():
@@ -81,7 +67,7 @@ def test_an_edit_of_a_published_event_waits_for_review_then_goes_live(
     assert (body["title"], body["description"]) == (OLD_TITLE, OLD_DESCRIPTION)
 
     review = new_page()
-    _log_in(review, base, reviewer.username, "/admin/curate/review/")
+    log_in(review, base, reviewer.username, "/admin/curate/review/")
     card = review.locator(f"#revision-{revision.pk}")
     diff = card.locator("table.revision-diff")
     assert diff.locator("del").first.inner_text() == "离开"
