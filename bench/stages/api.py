@@ -150,10 +150,12 @@ def api_figures(run: Run, url: str, log_dir: Path) -> None:
             if probe * len(paths) / workers > run.args.api_seconds:
                 paths = paths[: max(run.args.concurrency, int(run.args.api_seconds * workers / probe))]
             rounds = max(1, min(4, len(paths) // run.args.concurrency))
-            # Each distinct path twice per worker: every worker has built (or stored) each document once.
-            warm = list(dict.fromkeys(paths)) * (2 * workers)
+            # Each distinct path eight times per worker: gunicorn hands a request to any worker, and with
+            # fewer a worker is often left that has not built (or stored) some document yet, whose first
+            # build then lands among the measured requests.
+            warm = list(dict.fromkeys(paths)) * (8 * workers)
             for port in servers.values():
-                load.drive(port, warm, run.args.concurrency, run.args.api_seconds / 4)
+                load.drive(port, warm, run.args.concurrency, run.args.api_seconds / 2)
             measured = {name: load.LoadResult() for name in servers}
             size = math.ceil(len(paths) / rounds)
             for index in range(rounds):
