@@ -158,7 +158,7 @@ def test_a_commit_by_another_connection_is_seen() -> None:
 
     def rename() -> None:
         with transaction.atomic():
-            Person.objects.filter(pk=person.pk).update(name="唐孟潇")
+            PersonName.objects.create(person=person, name="唐孟潇")
         connections.close_all()
 
     thread = threading.Thread(target=rename)
