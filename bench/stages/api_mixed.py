@@ -21,6 +21,8 @@ from bench.figures import Figure, Run, say
 from bench.stages.api import gunicorn, person_slugs
 
 WRITES_PER_SECOND = 1.0
+# The readers' load is repeated until each phase has lasted this long, so that the curator makes a score of writes.
+PHASE_SECONDS = 20.0
 
 
 def _bench_users() -> tuple[Any, Any]:
@@ -76,6 +78,17 @@ class Curator(threading.Thread):
             connection.close()
 
 
+def _for_a_while(port: int, paths: list[str], concurrency: int) -> Any:
+    """The readers' requests, again and again, until `PHASE_SECONDS` have passed."""
+    from bench import load
+
+    result = load.LoadResult()
+    started = time.perf_counter()
+    while time.perf_counter() - started < PHASE_SECONDS:
+        result.extend(load.drive(port, paths, concurrency, PHASE_SECONDS))
+    return result
+
+
 def mixed_figures(run: Run, url: str, log_dir: Path) -> None:
     from archive.models import Event
     from bench import load
@@ -93,16 +106,16 @@ def mixed_figures(run: Run, url: str, log_dir: Path) -> None:
     with gunicorn("config.wsgi:application", url, workers, log_dir / "gunicorn-api-mixed.log") as port:
         warm = list(dict.fromkeys(paths)) * (2 * workers)
         load.drive(port, warm, run.args.concurrency, run.args.api_seconds / 4)
-        quiet = load.drive(port, paths, run.args.concurrency, run.args.api_seconds)
+        quiet = _for_a_while(port, paths, run.args.concurrency)
         curator = Curator(events)
         curator.start()
         try:
-            busy = load.drive(port, paths, run.args.concurrency, run.args.api_seconds)
+            busy = _for_a_while(port, paths, run.args.concurrency)
         finally:
             curator.stop.set()
             curator.join()
     notes = (
-        f"{len(busy.latencies)} requests (half the events page, half a score of person details), concurrency "
+        f"{len(busy.latencies)} requests in each phase (half the events page, half a score of person details), concurrency "
         f"{run.args.concurrency}, gunicorn {workers} sync workers; {curator.writes} event changes published in "
         f"{busy.wall:.0f} s through records.record_update and revisions.approve_revision"
     )
