@@ -115,7 +115,8 @@ def mixed_figures(run: Run, url: str, log_dir: Path) -> None:
             curator.stop.set()
             curator.join()
     notes = (
-        f"{len(busy.latencies)} requests in each phase (half the events page, half a score of person details), concurrency "
+        f"{len(busy.latencies)} requests with writes, {len(quiet.latencies)} without (half the events page, "
+        f"half a score of person details), concurrency "
         f"{run.args.concurrency}, gunicorn {workers} sync workers; {curator.writes} event changes published in "
         f"{busy.wall:.0f} s through records.record_update and revisions.approve_revision"
     )
