@@ -11,6 +11,8 @@ class ArchiveConfig(AppConfig):
 
     def ready(self) -> None:
         from archive import checks, data_version, fiction  # noqa: F401 (checks registers on import)
+        from archive.freshness import signals as freshness
 
         fiction.connect()
         data_version.connect()
+        freshness.connect()

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from django.db import models
 from django.db.models.signals import post_delete, post_save
 
-from archive.models import Citation, Source, Status
+from archive.models import Citation, DocumentVersion, Source, Status
 from archive.models.registry import CITED_MODELS, TARGET_FIELDS, cited_model
 
 _pending = threading.local()
@@ -67,7 +67,10 @@ def refresh(model: type[models.Model], pks: Iterable[int] | None = None, using: 
 
 
 def refresh_all(using: str = "default") -> int:
-    return sum(refresh(model, using=using) for model in CITED_MODELS)
+    changed = sum(refresh(model, using=using) for model in CITED_MODELS)
+    if changed:
+        DocumentVersion.objects.bump_everything(using=using)  # written with update(), which sends no signal
+    return changed
 
 
 def stale(using: str = "default") -> list[tuple[str, str]]:

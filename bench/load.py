@@ -29,12 +29,19 @@ class LoadResult:
     failures: list[str] = field(default_factory=list)
     wall: float = 0.0
     skipped: int = 0
+    # Answers marked as given from the API's response cache (`archive.api.caching.HIT_HEADER`).
+    hits: int = 0
 
     def extend(self, other: LoadResult) -> None:
         self.latencies.extend(other.latencies)
         self.failures.extend(other.failures)
         self.wall += other.wall
         self.skipped += other.skipped
+        self.hits += other.hits
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / len(self.latencies) if self.latencies else float("nan")
 
     def percentile(self, q: float) -> float:
         """The q-th percentile (0–100) in milliseconds, nearest-rank on the sorted latencies."""
@@ -57,12 +64,21 @@ class LoadResult:
         return len(self.latencies) / self.wall if self.wall else 0.0
 
 
+HIT_HEADER = "X-Archive-Cache"
+
+
 def get(port: int, path: str, timeout: float = 300.0) -> tuple[int, bytes]:
+    status, body, _hit = fetch(port, path, timeout)
+    return status, body
+
+
+def fetch(port: int, path: str, timeout: float = 300.0) -> tuple[int, bytes, bool]:
+    """Status, body, and whether the answer came from the response cache."""
     connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
         connection.request("GET", path, headers={"Host": f"{HOST}:{port}", "Accept": "application/json"})
         response = connection.getresponse()
-        return response.status, response.read()
+        return response.status, response.read(), response.getheader(HIT_HEADER) == "hit"
     finally:
         connection.close()
 
@@ -91,7 +107,7 @@ def drive(port: int, paths: Sequence[str], concurrency: int, budget: float | Non
                 path = queue.pop()
             started = time.perf_counter()
             try:
-                status, _body = get(port, path)
+                status, _body, hit = fetch(port, path)
             except OSError as exc:
                 with lock:
                     result.failures.append(f"{path}: {exc}")
@@ -100,6 +116,7 @@ def drive(port: int, paths: Sequence[str], concurrency: int, budget: float | Non
             with lock:
                 if status == 200:
                     result.latencies.append(elapsed)
+                    result.hits += hit
                 else:
                     result.failures.append(f"{path}: HTTP {status}")
 

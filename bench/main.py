@@ -53,6 +53,7 @@ from bench.report import write_report  # noqa: E402
 from bench.stages.admin import admin_figures  # noqa: E402
 from bench.stages.api import api_figures  # noqa: E402
 from bench.stages.api_in_process import api_breakdown_figures  # noqa: E402
+from bench.stages.api_mixed import mixed_figures  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
 from bench.stages.queries import api_query_figures  # noqa: E402
@@ -113,6 +114,11 @@ def measure(run: Run, url: str) -> None:
             api_figures(run, url, Path(logs))
         with in_process(), stage(run, "API in one process", [("API in one process", "ms", "lower")]):
             api_breakdown_figures(run, url)
+        with (
+            tempfile.TemporaryDirectory(prefix="archive-bench-") as logs,
+            stage(run, "API with curators writing", [("API with curators writing", "%", "higher")]),
+        ):
+            mixed_figures(run, url, Path(logs))
         finish_stage(run, "API")
     if "search" in wanted:
         with stage(run, "search index", [("search index", "passages/s", "higher")]):

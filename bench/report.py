@@ -82,13 +82,19 @@ LIMITS = [
      "it is the ORM building and compiling the queries of a detail; the baseline's single cheap statement "
      "leaves it near the cost of the HTTP stack."),
     ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
-     "(middleware, throttling, one query for the data's generation: its time in one process is below), so "
+     "(middleware, throttling, one query for the versions of the documents it shows: its time in one process "
+     "is below), so "
      "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
      "it."),
-    ("API person detail:", "as above for cached answers; the first request for each person on each worker "
-     "builds the document, and with a score of persons on several workers those builds weigh on the ratio, "
-     "which lands near 2 from run to run (the in-process figures below set the cached answer beside the "
-     "baseline's statement alone)."),
+    ("API person detail:", "as above for cached answers; every worker has been asked for every person "
+     "(eight times per worker each, before measuring), so nearly every measured answer comes from the cache, "
+     "and what is left is the fixed cost of Django, DRF and the throttle beside the baseline's tiny app (the "
+     "in-process figures below set the cached answer beside the baseline's statement alone)."),
+    ("API with curators writing", "a curator publishes a change of a random event each second (a revision "
+     "approved at once, through the services the admin calls); each change invalidates that event, the "
+     "event lists and the records that nest it, so the events page is built again once a second per worker "
+     "and the person details stay cached. The writer shares the 2 cores with the readers and the server, "
+     "which weighs on the p95."),
     ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
      "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
      "results included, and its Python the rest. The baseline is the baseline app's statement, run from "

@@ -1,17 +1,23 @@
-"""Rendered API responses, kept until the data they were read from changes.
+"""Rendered API responses, kept until the records they show change.
 
 The API is read far more than the archive is written, and a page of fifty
 nested events costs tens of milliseconds of Python to build. A successful
 response is stored under everything it depends on and nothing else: the
 canonical request (scheme, host, path, the negotiated format, the parsed and
 normalised query parameters of `archive.api.parameters`, language) and the
-data's version (`archive.data_version`). Neither the raw query string nor
-the raw Accept header is part of the key, so spellings of one question share
-one entry, and a parameter no endpoint reads is refused before any lookup.
-A write anywhere changes the generation, so every stored page becomes
-unreachable at once; nothing is invalidated by hand, and a stale page cannot
-be served. When the generation cannot be told (inside a transaction that has
-written), nothing is read or stored.
+versions of the document tags the view names (`archive.models.document_versions`:
+the record's own tag for a detail, its kind's list tag for a list, and `*`).
+Neither the raw query string nor the raw Accept header is part of the key, so
+spellings of one question share one entry, and a parameter no endpoint reads
+is refused before any lookup.
+
+A write bumps the tags of the documents that show what it wrote
+(`archive.freshness`), so the stored pages of those documents become
+unreachable and every other page stays: a curator editing one event leaves
+the cached persons it does not nest alone. The versions are read before the
+document is built, so a page is never stored under a version newer than the
+data it shows. Inside a transaction nothing is read or stored: its own writes
+may yet be rolled back.
 
 The store is the `api` cache of settings (`API_CACHE_SECONDS`, 0 turns it
 off), bounded in bytes per process (`API_CACHE_MAX_BYTES`,
@@ -28,13 +34,17 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
+from django.db import connections, router
 from django.http import HttpResponse
 from django.utils import translation
 from rest_framework.renderers import JSONRenderer
 
-from archive import data_version
+from archive.models import DocumentVersion
+from archive.models.document_versions import EVERYTHING
 
 CACHE_ALIAS = "api"
+# Marks an answer given from the store, so that a load test can count its hits.
+HIT_HEADER = "X-Archive-Cache"
 # A larger document is built again each time rather than crowding out many pages
 # (and never more than an eighth of the store's ceiling).
 MAX_STORED_BYTES = 2 * 1024 * 1024
@@ -80,14 +90,24 @@ def canonical_media_type(request: Any) -> str:
     return renderer.media_type
 
 
-def key_for(request: Any, *, params: Sequence[tuple[str, str]]) -> str | None:
+def tag_versions(tags: Sequence[str]) -> str | None:
+    """The versions of `tags` and of `*`, as one token; None inside a transaction."""
+    alias = router.db_for_read(DocumentVersion)
+    if connections[alias].in_atomic_block:
+        return None  # a rollback would bring back versions seen with writes that never happened
+    versions = DocumentVersion.objects.versions([EVERYTHING, *tags], using=alias)
+    return f"{alias}:" + ",".join(f"{tag}={version}" for tag, version in versions.items())
+
+
+def key_for(request: Any, *, params: Sequence[tuple[str, str]], tags: Sequence[str]) -> str | None:
     """The cache key of a safe request, or None when its response must be built.
 
-    ``params`` are the request's query parameters as `archive.api.parameters` reduced them.
+    ``params`` are the request's query parameters as `archive.api.parameters`
+    reduced them; ``tags`` name the documents the response shows.
     """
     if request.method not in ("GET", "HEAD") or not enabled():
         return None
-    state = data_version.current()
+    state = tag_versions(tags)
     if state is None:
         return None
     parts = [
@@ -110,6 +130,7 @@ def fetch(key: str | None) -> HttpResponse | None:
     if not isinstance(stored, Stored):
         return None
     response = HttpResponse(stored.content, headers=dict(stored.headers))
+    response[HIT_HEADER] = "hit"
     response.archive_last_modified = stored.last_modified  # type: ignore[attr-defined]  # set here for a later reader
     return response
 

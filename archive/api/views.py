@@ -99,7 +99,7 @@ class ArchiveViewMixin(_ViewSetBase):
             raise Http404("No record has this name.")
         request.accepted_media_type = caching.canonical_media_type(request)
         # Checked, throttled and negotiated: a stored answer may now be given instead of running the view.
-        self.cache_key = caching.key_for(request, params=self.canonical_params(request))
+        self.cache_key = caching.key_for(request, params=self.canonical_params(request), tags=self.document_tags())
         stored = caching.fetch(self.cache_key)
         if stored is not None:
             raise caching.CachedResponse(stored)
@@ -110,6 +110,21 @@ class ArchiveViewMixin(_ViewSetBase):
         paginator = super().paginator
         assert isinstance(paginator, ArchivePagination)
         return paginator
+
+    def document_tags(self) -> builtins.list[str]:
+        """The tags of the documents this request shows (`archive.freshness`).
+
+        Its cached answer is served until one of them changes.
+        """
+        kind = self.basename
+        if self.action == "passages":
+            return [f"source:{self.kwargs.get('slug', '')}:passages", f"source:{self.kwargs.get('slug', '')}"]
+        if self.is_list():
+            return [f"{kind}:list"]
+        lookup = str(self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, ""))
+        if lookup.isascii() and lookup.isdigit():
+            lookup = str(int(lookup))  # /passages/007/ is passage 7, and is stale when passage 7 is
+        return [f"{kind}:{lookup}"]
 
     def is_list(self) -> bool:
         return self.action in ("list", "passages")

@@ -16,7 +16,7 @@ from typing import Any
 from django.db import connections, models, router
 from django.utils import timezone
 
-from archive.models import Passage, PassageRole, Source
+from archive.models import DocumentVersion, Passage, PassageRole, Source
 from archive.text.segment import Segment, sha256_text
 
 __all__ = ["BATCH_SIZE", "insert_passages", "record_history"]
@@ -134,4 +134,5 @@ def insert_passages(
     else:
         Passage.objects.using(using).bulk_create(passages, batch_size=BATCH_SIZE)
     record_history(Passage, passages, history_type="+", reason=reason, using=using)
+    DocumentVersion.objects.bump_everything(using=using)  # COPY and bulk_create send no signal
     return passages

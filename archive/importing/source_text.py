@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 
 from archive import dating
 from archive import search as search_index
-from archive.models import Citation, Language, Passage, PassageRole, Source, SourceKind, Status
+from archive.models import Citation, DocumentVersion, Language, Passage, PassageRole, Source, SourceKind, Status
 from archive.services.authorship import save_as
 from archive.text.segment import Segment, sha256_text
 
@@ -277,4 +277,5 @@ def _replace(
     if n_old > n_new:
         Passage.objects.filter(source=source, seq__gt=n_new).delete()
     search_index.reindex([source])
+    DocumentVersion.objects.bump_everything()  # bulk_update sends no signal
     return ImportResult(source, "filled" if filled else "replaced", passages=n_new, moved=len(moved))

@@ -3,6 +3,7 @@
 from .audit import CuratorNote, NoteModel
 from .citations import TARGET_FIELDS, Citation, Rank
 from .curation import Curated, Side, Status
+from .document_versions import DocumentVersion
 from .events import Event, EventKind, Participation, ParticipationRole
 from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
@@ -18,6 +19,7 @@ __all__ = [
     "Citation",
     "Curated",
     "CuratorNote",
+    "DocumentVersion",
     "Echelon",
     "Event",
     "EventKind",

@@ -35,6 +35,7 @@ from archive import fiction
 from archive.models import (
     Citation,
     Curated,
+    DocumentVersion,
     Event,
     Location,
     LocationAlias,
@@ -188,6 +189,7 @@ def merge_now(survivor: Curated, duplicate: Curated, *, by: Any, reason: str, pu
     if not publish:
         _check(survivor, duplicate, by=by)
     model = type(survivor)
+    DocumentVersion.objects.bump_everything()  # the moves are bulk updates, which send no signal
 
     # Lock both rows and work on their stored state.
     locked = {

@@ -1,0 +1,197 @@
+"""The tags of the API documents that show a row, worked out when the row is written.
+
+A record's document nests other records: an event shows its participants'
+names, its places with their parents, its parent and children; a person shows
+the events and units of their participations and posts; every document shows
+its citations, and a citation shows its target. A write to a row therefore
+touches the row's own document and lists and those of every record that
+nests it, and nothing else. Sources and passages appear in nearly every
+document (a source's title in every citation), so writing one touches `*`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import models
+
+from archive.models import (
+    TARGET_FIELDS,
+    Citation,
+    Event,
+    Location,
+    LocationAlias,
+    Participation,
+    Passage,
+    Person,
+    PersonName,
+    Post,
+    SlugRedirect,
+    Source,
+    Statement,
+    Unit,
+    UnitAlias,
+)
+from archive.models.document_versions import EVERYTHING
+from archive.models.statements import STATEMENT_TARGETS
+
+RECORD_KINDS = ("person", "unit", "location", "event")
+
+
+def own(kind: str, slugs: Iterable[str | None]) -> set[str]:
+    """The detail documents of `slugs` of `kind` and every list of that kind."""
+    found = {f"{kind}:{slug}" for slug in slugs if slug}
+    return found | {f"{kind}:list"} if found else found
+
+
+def list_tag(kind: str) -> str:
+    return f"{kind}:list"
+
+
+def _slugs(queryset: models.QuerySet) -> list[str]:
+    return list(queryset.values_list("slug", flat=True))
+
+
+def _citations(**lookup: object) -> set[str]:
+    pks = list(Citation.objects.filter(**lookup).values_list("pk", flat=True))
+    return {f"citation:{pk}" for pk in pks} | ({list_tag("citation")} if pks else set())
+
+
+def _citations_of(field: str, pks: Iterable[int]) -> set[str]:
+    wanted = [pk for pk in pks if pk is not None]
+    return _citations(**{f"{field}__in": wanted}) if wanted else set()
+
+
+def nesting_person(person: Person) -> set[str]:
+    participations = Participation.objects.filter(person_id=person.pk)
+    posts = Post.objects.filter(person_id=person.pk)
+    return (
+        own("event", _slugs(Event.objects.filter(participations__person_id=person.pk)))
+        | own("unit", _slugs(Unit.objects.filter(posts__person_id=person.pk)))
+        | _citations(person_id=person.pk)
+        | _citations_of("participation", participations.values_list("pk", flat=True))
+        | _citations_of("post", posts.values_list("pk", flat=True))
+    )
+
+
+def nesting_unit(unit: Unit) -> set[str]:
+    participations = Participation.objects.filter(unit_id=unit.pk)
+    posts = Post.objects.filter(unit_id=unit.pk)
+    return (
+        own("unit", _slugs(Unit.objects.filter(models.Q(pk=unit.parent_id) | models.Q(parent_id=unit.pk))))
+        | own("person", _slugs(Person.objects.filter(posts__unit_id=unit.pk)))
+        | own("event", _slugs(Event.objects.filter(participations__unit_id=unit.pk)))
+        | _citations(unit_id=unit.pk)
+        | _citations_of("participation", participations.values_list("pk", flat=True))
+        | _citations_of("post", posts.values_list("pk", flat=True))
+    )
+
+
+def nesting_location(location: Location) -> set[str]:
+    # A place is shown with its parent, so its name reaches its children's and grandchildren's documents.
+    children = Location.objects.filter(parent_id=location.pk)
+    grandchildren = Location.objects.filter(parent__parent_id=location.pk)
+    places = Event.objects.filter(models.Q(locations=location.pk) | models.Q(locations__parent_id=location.pk))
+    return (
+        own("location", _slugs(children) + _slugs(grandchildren))
+        | own("event", _slugs(places.distinct()))
+        | _citations(location_id=location.pk)
+    )
+
+
+def nesting_event(event: Event) -> set[str]:
+    participations = Participation.objects.filter(event_id=event.pk)
+    return (
+        own("event", _slugs(Event.objects.filter(models.Q(pk=event.parent_id) | models.Q(parent_id=event.pk))))
+        | own("person", _slugs(Person.objects.filter(participations__event_id=event.pk)))
+        | own("unit", _slugs(Unit.objects.filter(participations__event_id=event.pk)))
+        | _citations(event_id=event.pk)
+        | _citations_of("participation", participations.values_list("pk", flat=True))
+    )
+
+
+def record(instance: Person | Unit | Location | Event) -> set[str]:
+    """A record's own documents and those of everything that nests it."""
+    kind = instance._meta.model_name
+    assert kind in RECORD_KINDS
+    nesting = {"person": nesting_person, "unit": nesting_unit, "location": nesting_location, "event": nesting_event}
+    return own(kind, [instance.slug]) | nesting[kind](instance)  # type: ignore[operator]  # chosen by the record's kind
+
+
+def _slug_of(model: type[models.Model], pk: int | None) -> str | None:
+    if pk is None:
+        return None
+    return model._default_manager.filter(pk=pk).values_list("slug", flat=True).first()
+
+
+def participation(instance: Participation) -> set[str]:
+    return (
+        own("event", [_slug_of(Event, instance.event_id)])
+        | own("person", [_slug_of(Person, instance.person_id)])
+        | own("unit", [_slug_of(Unit, instance.unit_id)])
+        | _citations(participation_id=instance.pk)
+    )
+
+
+def post(instance: Post) -> set[str]:
+    return (
+        own("person", [_slug_of(Person, instance.person_id)])
+        | own("unit", [_slug_of(Unit, instance.unit_id)])
+        | _citations(post_id=instance.pk)
+    )
+
+
+def _target(instance: Citation | Statement) -> set[str]:
+    """What a citation or a statement is about, as if it had been written itself.
+
+    Either may change the record's stored fields and its `fictional` flag
+    (written with `update()`, which sends no signal), and with them whether
+    other documents show the record at all.
+    """
+    fields = TARGET_FIELDS if isinstance(instance, Citation) else STATEMENT_TARGETS
+    for field in fields:
+        pk = getattr(instance, f"{field}_id")
+        if pk is not None:
+            model = instance._meta.get_field(field).related_model
+            assert isinstance(model, type) and issubclass(model, models.Model)
+            # Read again: during a cascading delete the target may already be gone (its own signal tells).
+            target = model._default_manager.filter(pk=pk).first()
+            return touched(target) if target is not None else set()
+    return set()
+
+
+def citation(instance: Citation) -> set[str]:
+    passage_tags = {f"passage:{instance.passage_id}"}
+    source = Source.objects.filter(passages=instance.passage_id).values_list("slug", flat=True).first()
+    if source:
+        passage_tags.add(f"source:{source}:passages")
+    return {f"citation:{instance.pk}", list_tag("citation")} | passage_tags | _target(instance)
+
+
+def touched(instance: models.Model) -> set[str]:
+    """Every tag whose documents may show `instance` as it is now (an empty set for rows the API never shows)."""
+    if isinstance(instance, Person | Unit | Location | Event):
+        return record(instance)
+    if isinstance(instance, Participation):
+        return participation(instance)
+    if isinstance(instance, Post):
+        return post(instance)
+    if isinstance(instance, Citation):
+        return citation(instance)
+    if isinstance(instance, Statement):
+        return _target(instance)
+    if isinstance(instance, PersonName):
+        return own("person", [_slug_of(Person, instance.person_id)])
+    if isinstance(instance, UnitAlias):
+        return own("unit", [_slug_of(Unit, instance.unit_id)])
+    if isinstance(instance, LocationAlias):
+        return own("location", [_slug_of(Location, instance.location_id)])
+    if isinstance(instance, Source | Passage | SlugRedirect):
+        return {EVERYTHING}
+    return set()
+
+
+WATCHED: tuple[type[models.Model], ...] = (
+    Person, Unit, Location, Event, Participation, Post, Citation, Statement,
+    PersonName, UnitAlias, LocationAlias, Source, Passage, SlugRedirect,
+)

@@ -1,0 +1,103 @@
+"""A write invalidates the cached documents that show what it wrote, and no others.
+
+Transactional (transaction=True): inside a transaction nothing is cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import caches
+from django.test import Client
+from django.test.utils import override_settings
+
+from archive.api.caching import HIT_HEADER
+from archive.models import Event, Participation, Person
+from tests.factories import approved, publish_change
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    from django.contrib.auth.models import Group, Permission
+
+    from archive.roles import ensure_groups
+
+    ensure_groups(Group, Permission)
+    caches["api"].clear()
+    caches["default"].clear()
+
+
+def _get(path: str) -> Any:
+    response = Client().get(path)
+    assert response.status_code == 200, path
+    return response
+
+
+def _hit(path: str) -> bool:
+    return _get(path).get(HIT_HEADER) == "hit"
+
+
+def _built(path: str) -> bytes:
+    with override_settings(API_CACHE_SECONDS=0):
+        return bytes(_get(path).content)
+
+
+@pytest.fixture
+def world() -> dict[str, Any]:
+    event = approved(Event(slug="retreat", title="撤退", kind="movement", date="1937-12-12"))
+    other = approved(Event(slug="crossing", title="渡江", kind="movement", date="1937-12-13"))
+    participant = approved(Person(slug="tang-shengzhi", name="唐生智"))
+    unrelated = approved(Person(slug="song-xilian", name="宋希濂"))
+    approved(Participation(slug="tang-retreat", event=event, person=participant, role="commander"))
+    return {"event": event, "other": other, "participant": participant, "unrelated": unrelated}
+
+
+PATHS = {
+    "event": "/api/v1/events/retreat/",
+    "events": "/api/v1/events/",
+    "other event": "/api/v1/events/crossing/",
+    "participant": "/api/v1/persons/tang-shengzhi/",
+    "persons": "/api/v1/persons/",
+    "unrelated person": "/api/v1/persons/song-xilian/",
+}
+
+
+def test_a_write_to_an_event_invalidates_its_documents_and_the_records_that_nest_it(world: dict[str, Any]) -> None:
+    before = {name: _get(path).content for name, path in PATHS.items()}
+    assert all(_hit(path) for path in PATHS.values())  # every one stored
+
+    publish_change(world["event"], title="自南京撤退")
+
+    stale = {name for name, path in PATHS.items() if not _hit(path)}
+    # The event, its list, and the person whose participation shows its title (and the persons' list).
+    assert stale == {"event", "events", "participant", "persons"}
+    for name in stale:
+        assert _get(PATHS[name]).content == _built(PATHS[name]) != before[name], name
+    assert "自南京撤退" in _get(PATHS["participant"]).content.decode()
+    # The unrelated person and the other event are still the stored answers.
+    assert _get(PATHS["unrelated person"]).content == before["unrelated person"]
+    assert _get(PATHS["other event"]).content == before["other event"]
+
+
+def test_a_new_participation_reaches_the_event_and_the_person(world: dict[str, Any]) -> None:
+    for path in PATHS.values():
+        _get(path)
+    approved(Participation(slug="song-retreat", event=world["event"], person=world["unrelated"], role="commander"))
+    for name in ("event", "events", "unrelated person", "persons"):
+        assert not _hit(PATHS[name]), name
+        assert _get(PATHS[name]).content == _built(PATHS[name]), name
+    assert _hit(PATHS["other event"])
+    assert _hit(PATHS["participant"])
+
+
+def test_a_deleted_event_leaves_its_participants_documents(world: dict[str, Any]) -> None:
+    for path in PATHS.values():
+        _get(path)
+    Event.objects.filter(pk=world["other"].pk).get().delete()
+    assert Client().get(PATHS["other event"]).status_code == 404
+    assert not _hit(PATHS["events"])
+    assert "渡江" not in _get(PATHS["events"]).content.decode()
+    assert _hit(PATHS["participant"])

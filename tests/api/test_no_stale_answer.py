@@ -1,0 +1,88 @@
+"""After any write, every cached answer the API gives is the one it would build now.
+
+The API's small world is built, every endpoint read (so its answer is
+stored), one write made, and every endpoint read again: an answer from the
+cache must equal the document built with the cache off. A write that misses
+a tag of a document that shows it fails here, whichever document that is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.cache import caches
+from django.test import Client
+from django.test.utils import override_settings
+
+from archive.api.caching import HIT_HEADER
+from archive.models import PersonName
+from tests.api.world import World, build_world, cite
+from tests.factories import publish_change
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    from django.contrib.auth.models import Group, Permission
+
+    from archive.roles import ensure_groups
+
+    ensure_groups(Group, Permission)
+    caches["api"].clear()
+    caches["default"].clear()
+
+
+def _paths(world: World) -> list[str]:
+    paths = ["/api/v1/sources/", "/api/v1/citations/", "/api/v1/sources/history/passages/",
+             "/api/v1/sources/novel/passages/", f"/api/v1/passages/{world.passage(world.history, 1).pk}/"]
+    for kind, records in {
+        "persons": (world.tang, world.matsui, world.sun),
+        "units": (world.army74, world.div51),
+        "locations": (world.nanjing, world.gate, world.xiaguan),
+        "events": (world.order, world.crossing, world.breakout, world.undated),
+    }.items():
+        paths.append(f"/api/v1/{kind}/")
+        paths += [f"/api/v1/{kind}/{record.slug}/" for record in records]
+    paths.append("/api/v1/locations/meitan-wharf/")  # a grandchild of Nanjing, shown with its parent's parent
+    listed = Client().get("/api/v1/citations/?fiction=include&page_size=200").json()["results"]
+    paths += [f"/api/v1/citations/{citation['id']}/" for citation in listed]
+    return [path + query for path in paths for query in ("", "?fiction=include")]
+
+
+def _rename_nanjing(world: World) -> None:
+    publish_change(world.nanjing, name="金陵城")
+
+
+WRITES: dict[str, Callable[[World], Any]] = {
+    "event title": lambda w: publish_change(w.order, title="唐生智下令全军撤退"),
+    "person name": lambda w: publish_change(w.tang, name="唐孟潇"),
+    "unit name": lambda w: publish_change(w.army74, name="第七十四軍"),
+    "place name, shown by children and grandchildren": _rename_nanjing,
+    "participation role": lambda w: publish_change(w.tang_order, role="witness"),
+    "post title": lambda w: publish_change(w.tang_post, title="卫戍司令长官"),
+    "citation claim": lambda w: publish_change(w.history_cite, claim="gave the order at dusk"),
+    "new citation": lambda w: cite(w.passage(w.history, 2), "第七十四军", unit=w.div51, claim="a new claim"),
+    "event place added": lambda w: w.crossing.locations.add(w.gate),
+    "person alias": lambda w: PersonName.objects.create(person=w.sun, name="孙百里"),
+}
+
+
+@pytest.mark.parametrize("write", list(WRITES), ids=list(WRITES))
+def test_no_cached_answer_outlives_a_write(write: str) -> None:
+    world = build_world()
+    paths = _paths(world)
+    client = Client()
+    for path in paths:
+        assert client.get(path).status_code == 200, path
+    WRITES[write](world)
+    served = {path: client.get(path) for path in paths}
+    with override_settings(API_CACHE_SECONDS=0):
+        built = {path: client.get(path).content for path in paths}
+    stale = [path for path in paths if served[path].content != built[path]]
+    assert stale == []
+    # The write left some documents cached: it did not invalidate everything.
+    assert any(response.get(HIT_HEADER) == "hit" for response in served.values())
+    assert not all(response.get(HIT_HEADER) == "hit" for response in served.values())
