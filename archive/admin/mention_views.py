@@ -49,7 +49,12 @@ def cite_all(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseNotAllowed(["POST"])
     _may_cite(request)
     source = get_object_or_404(Source, slug=slug)
-    batch = cite_all_mentions(source=source, by=request.user)
+    back = redirect(reverse("archive_curate:reader", args=[source.slug]))
+    try:
+        batch = cite_all_mentions(source=source, by=request.user)
+    except ValidationError as exc:  # one refused citation undoes the batch; say which and why
+        messages.error(request, " ".join(exc.messages))
+        return back
     text = ngettext(
         "%(count)d draft citation made from the suggested mentions; check it, then submit it for review.",
         "%(count)d draft citations made from the suggested mentions; check them, then submit them for review.",
@@ -66,4 +71,4 @@ def cite_all(request: HttpRequest, slug: str) -> HttpResponse:
             )
             % {"count": batch.ambiguous},
         )
-    return redirect(reverse("archive_curate:reader", args=[source.slug]))
+    return back

@@ -285,3 +285,28 @@ def test_the_index_is_paged_searchable_and_shows_coverage(client_of: Client) -> 
     assert first.count('class="reader-link"') == 20 and "page 1 of 2" in first
     found = client_of.get(reverse("archive_curate:index"), {"q": "src-07"}).content.decode()
     assert found.count('class="reader-link"') == 1 and "0 / 1 (0%)" in found
+
+
+def test_a_refused_citation_undoes_the_batch_and_says_why(
+    client_of: Client, source: Source, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.exceptions import ValidationError
+
+    from archive.services import mentions as mention_service
+
+    approved(Location(slug="xiaguan", name="下关", kind="district"))
+    made = []
+    real = mention_service.citation_create
+
+    def refuse_the_third(**kwargs: Any) -> Citation:
+        if len(made) == 2:
+            raise ValidationError("refused for the test")
+        made.append(real(**kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(mention_service, "citation_create", refuse_the_third)
+    response = client_of.post(reverse("archive_curate:cite_all_mentions", args=[source.slug]), follow=True)
+    assert len(made) == 2, "two were made before the refusal"
+    assert Citation.objects.count() == 0, "and rolled back with it"
+    assert response.status_code == 200
+    assert '<li class="error">Refused for the test</li>' in response.content.decode()
