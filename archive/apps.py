@@ -12,7 +12,9 @@ class ArchiveConfig(AppConfig):
     def ready(self) -> None:
         from archive import checks, data_version, fiction  # noqa: F401 (checks registers on import)
         from archive.freshness import signals as freshness
+        from archive.search import stored_keys
 
         fiction.connect()
         data_version.connect()
         freshness.connect()
+        stored_keys.connect()

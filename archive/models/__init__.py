@@ -5,6 +5,7 @@ from .citations import TARGET_FIELDS, Citation, Rank
 from .curation import Curated, Side, Status
 from .document_versions import DocumentVersion
 from .events import Event, EventKind, Participation, ParticipationRole
+from .name_keys import StoredNameKeys
 from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
 from .redirects import RedirectModel, SlugRedirect
@@ -49,6 +50,7 @@ __all__ = [
     "Statement",
     "StatementField",
     "Status",
+    "StoredNameKeys",
     "Unit",
     "UnitAlias",
 ]

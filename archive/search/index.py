@@ -27,6 +27,7 @@ from archive import counting
 from archive.models import Passage, PassageSearchEntry, Source, Status
 from archive.models.search_index import database_encoding_problem
 
+from . import stored_keys
 from .keys import grams, query_grams, search_key
 
 TABLE = PassageSearchEntry._meta.db_table
@@ -138,7 +139,7 @@ def _batches(queryset: models.QuerySet, batch_size: int) -> Iterator[list[tuple[
 
 def rebuild(*, using: str = "default", update_only: bool = False, batch_size: int = BATCH_SIZE,
             progress: Any = None) -> dict[str, int]:
-    """Rebuild the whole index, or with `update_only` write only missing and stale entries.
+    """Rebuild the whole index, or with `update_only` write only missing and stale entries; store name keys.
 
     A full rebuild on PostgreSQL empties the table, drops the GIN index, COPYs
     every entry and builds the index once at the end, which is much faster
@@ -182,6 +183,8 @@ def rebuild(*, using: str = "default", update_only: bool = False, batch_size: in
                 cursor.execute(f"ANALYZE {TABLE}")
                 cursor.execute(f"ANALYZE {Source._meta.db_table}")
                 cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    # A bulk load sent no signals: the names it wrote have their keys stored here, for new processes.
+    stats["names"] = stored_keys.store_all(using=using)
     return stats
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # The key itself lives beside the folding it repeats, where the models can use it too.
 from archive.text.normalize import fold_latin, is_han, key_char, pinyin_forms, search_key
@@ -81,9 +81,8 @@ def is_latin_query(text: str) -> bool:
     return bool(_LATIN_QUERY.fullmatch(fold_latin(text)))
 
 
-@dataclass(frozen=True)
-class NameKeys:
-    """Everything a name is compared by, computed once per distinct name."""
+class NameKeys(NamedTuple):
+    """Everything a name is compared by, computed once per distinct name (a tuple: quick to make by the thousand)."""
 
     key: str
     latin: str | None  # the Latin key when the name is written in Latin letters
@@ -91,9 +90,36 @@ class NameKeys:
     han_positions: tuple[int, ...]  # index in the name of the Han character of each syllable
 
 
+# Keys read from the store (`stored_keys`), answered without computing; at most
+# the names the database has held while this process ran.
+_remembered: dict[str, NameKeys] = {}
+
+
+def remember(found: dict[str, NameKeys]) -> None:
+    _remembered.update(found)
+
+
+def remembered(name: str) -> NameKeys | None:
+    return _remembered.get(name)
+
+
+def remembering() -> bool:
+    return bool(_remembered)
+
+
+def forget() -> None:
+    _remembered.clear()
+    compute_name_keys.cache_clear()
+
+
+def name_keys(name: str) -> NameKeys:
+    found = _remembered.get(name)
+    return found if found is not None else compute_name_keys(name)
+
+
 # Large enough for every name and alias of an archive of a million passages (~60k).
 @functools.lru_cache(maxsize=131072)
-def name_keys(name: str) -> NameKeys:
+def compute_name_keys(name: str) -> NameKeys:
     han_positions = tuple(index for index, ch in enumerate(name) if is_han(ch))
     syllables: tuple[str, ...] = ()
     if han_positions:

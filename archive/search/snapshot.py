@@ -1,9 +1,9 @@
 """The approved records of each kind, held in memory with their name keys, looked up without a scan in Python.
 
 Matching a query against every name in Python cost ~300 ms at a million
-passages (80,000 names). A snapshot reads the names once and computes their
-keys once (`name_keys` is cached across rebuilds), then finds the records a
-query can match with C-speed searches:
+passages (80,000 names). A snapshot reads the names once and their keys once
+(`stored_keys`: from memory, else as stored by an earlier process, else
+computed), then finds the records a query can match with C-speed searches:
 
 * folded keys and Latin keys are each joined into one string, separated by
   a newline (a query never contains one: whitespace is collapsed), and the
@@ -31,14 +31,16 @@ import threading
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from django.db import connections, models
 
 from archive import data_version
 from archive.models import Status
 
-from .keys import name_keys
+from .keys import forget
 from .records import KINDS, Candidate, Kind, Match, Query, match_candidate
+from .stored_keys import keys_of
 
 SEPARATOR = "\n"
 
@@ -113,23 +115,27 @@ class Snapshot:
     @classmethod
     def build(cls, kind: Kind, queryset: models.QuerySet) -> Snapshot:
         records, fictional = read(kind, queryset)
+        known = keys_of((name for record in records for name in (record.title, *record.aliases)), queryset.db)
         keys: list[tuple[int, str]] = []
         latin: list[tuple[int, str]] = []
         by_sound: dict[object, list[int]] = {}
         by_syllable: dict[object, list[int]] = {}
         for position, record in enumerate(records):
             for name in (record.title, *record.aliases):
-                name_key = name_keys(name)
+                name_key = known[name]
                 keys.append((position, name_key.key))
                 if name_key.latin:
                     latin.append((position, name_key.latin))
                 syllables = name_key.syllables
                 if kind.pinyin and syllables:
                     _add(by_sound, syllables, position)
-                    for at, syllable in enumerate(syllables):
-                        _add(by_syllable, syllable, position)
-                        if at + 1 < len(syllables):
-                            _add(by_syllable, (syllable, syllables[at + 1]), position)
+                    # Inline `_add`: a name has several syllables, and a new worker adds them all at once.
+                    for entry in (*syllables, *pairwise(syllables)):
+                        bucket = by_syllable.get(entry)
+                        if bucket is None:
+                            by_syllable[entry] = [position]
+                        elif bucket[-1] != position:
+                            bucket.append(position)
         return cls(kind, records, fictional, _Joined.of(keys), _Joined.of(latin), by_sound, by_syllable)
 
     def _spelled(self, latin: str) -> set[int]:
@@ -259,6 +265,7 @@ def _refresh(kind: Kind, alias: str, token: str | None, mark: str | None, every_
 
 
 def clear() -> None:
-    """Forget every snapshot (tests; a process that wants its memory back)."""
+    """Forget every snapshot and name key in memory, as in a new process (tests; a process wanting its memory back)."""
     with _lock:
         _snapshots.clear()
+        forget()

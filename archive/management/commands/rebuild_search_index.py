@@ -46,5 +46,6 @@ class Command(BaseCommand):
         )
         if options["verbosity"]:
             self.stdout.write(
-                self.style.SUCCESS(f"Search index: {stats['written']} entries written, {stats['removed']} removed.")
+                self.style.SUCCESS(f"Search index: {stats['written']} entries written, {stats['removed']} removed; "
+                                   f"keys of {stats['names']} names stored.")
             )
