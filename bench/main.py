@@ -16,7 +16,10 @@ removes it at the end. It then
    each in this process, split into its SQL and its Python
    (`bench/breakdown.py`), beside the baseline's statement alone;
 4. search: `archive.search.search()` for short and long terms against a
-   plain `LIKE '%term%'` scan, with the plan of our query;
+   plain `LIKE '%term%'` scan, with the plan of our query; and the first
+   search and first page of events of a gunicorn worker just started,
+   against the same request of a worker without stored name keys or
+   warm-up;
 5. admin: p50/p95 render time of the admin changelists of passages and
    citations (and with `?q=江`), in-process through django.test.Client,
    against Django's stock ModelAdmin of the same models; and the SQL queries
@@ -54,6 +57,7 @@ from bench.stages.admin import admin_figures  # noqa: E402
 from bench.stages.api import api_figures  # noqa: E402
 from bench.stages.api_in_process import api_breakdown_figures  # noqa: E402
 from bench.stages.api_mixed import mixed_figures  # noqa: E402
+from bench.stages.first_request import first_request_figures  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
 from bench.stages.queries import api_query_figures  # noqa: E402
@@ -125,6 +129,8 @@ def measure(run: Run, url: str) -> None:
             build_index(run)
         finish_stage(run, "search index")
         search_figures(run)
+        with stage(run, "first request of a new worker", [("first request of a new worker", "ms", "lower")]):
+            first_request_figures(run, url)
         finish_stage(run, "search")
     if "admin" in wanted:
         # After the search stage: `?q=` in the admin and the API's search read the search index.

@@ -101,8 +101,13 @@ LIMITS = [
      "the same process."),
     ("search", "passage hits come from the index in PostgreSQL (the first page walks an index in archive "
      "order, the count stops past 5,000); names are matched in an in-memory snapshot of the records, which a "
-     "new process builds once (seconds at a million passages) and rebuilds when a record kind changes. The "
+     "new process builds once from the records and the stored keys of their names, and rebuilds when a record "
+     "kind changes. The "
      "baseline reads every passage's text."),
+    ("first request of a new worker", "a new worker's first search reads the approved records and the stored "
+     "keys of their names and builds its snapshot from them (the baseline computes every name's keys: folding "
+     "and pinyin in Python); its first page of events pays what the warm-up did not load, chiefly the new "
+     "connection's first statements. Each is one request, so one slowed by the shared machine shows."),
     ("admin", "template rendering in Python for a page of 50 rows; with ?q=, the name snapshot of every "
      "status and a LIKE over the citations' stored folded quote and claim. The p95 of a few renders is the "
      "slowest of them, so one render slowed by the shared machine can miss the target alone."),
