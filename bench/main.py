@@ -9,7 +9,8 @@ removes it at the end. It then
 2. import: passages per second through the bulk path
    (`archive.importing.bulk.insert_passages`, COPY) against
    django-import-export's default row-by-row import of the same rows;
-3. API: p50/p95 latency and requests per second of a page of events and of
+3. API: its stored documents built for the whole archive
+   (`manage.py build_documents`); then p50/p95 latency and requests per second of a page of events and of
    person details, served by gunicorn, against the same JSON built by one
    SQL statement (`bench/baseline_app.py`) under the same gunicorn settings
    and the same loopback load, in alternating rounds; and one request of
@@ -54,6 +55,7 @@ from bench.stages.admin import admin_figures  # noqa: E402
 from bench.stages.api import api_figures  # noqa: E402
 from bench.stages.api_in_process import api_breakdown_figures  # noqa: E402
 from bench.stages.api_mixed import mixed_figures  # noqa: E402
+from bench.stages.documents import build_documents  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
 from bench.stages.queries import api_query_figures  # noqa: E402
@@ -110,6 +112,8 @@ def measure(run: Run, url: str) -> None:
             import_figures(run)
         finish_stage(run, "import")
     if "api" in wanted:
+        with stage(run, "stored documents", [("stored documents", "documents/s", "higher")]):
+            build_documents(run)
         with tempfile.TemporaryDirectory(prefix="archive-bench-") as logs, stage(run, "API", [("API", "ms", "lower")]):
             api_figures(run, url, Path(logs))
         with in_process(), stage(run, "API in one process", [("API in one process", "ms", "lower")]):
