@@ -47,6 +47,8 @@ ORIGIN = "\x00origin"
 _RENDERER = JSONRenderer()
 # Documents refreshed after one write at most; a larger write leaves the rest to their readers.
 REFRESH_LIMIT = 200
+# Tags looked up after one write at most (one query's parameters on every engine).
+REFRESH_SCAN_LIMIT = 5000
 _ORIGIN_IN_JSON = _RENDERER.render(ORIGIN)[1:-1]
 
 
@@ -165,6 +167,8 @@ def refresh(tags: Iterable[str], *, limit: int = REFRESH_LIMIT) -> int:
     touched thousands), the rest wait for their readers.
     """
     wanted = sorted(set(tags))
+    if len(wanted) > REFRESH_SCAN_LIMIT:
+        return 0  # a write that wide (a load, a merge) is left to the readers, or to `build_documents`
     rows = StoredDocument.objects.filter(tag__in=wanted).order_by("tag", "variant").values_list("tag", "variant")
     batches: dict[tuple[str, str], list[str]] = {}
     for tag, variant in rows[:limit]:
