@@ -94,8 +94,9 @@ LIMITS = [
      "in-process figures below set the cached answer beside the baseline's statement alone)."),
     ("API * page (page_size=50), response cache off", "the pages of the other kinds, with a quarter of the "
      "requests each: CPU of Python as for the page of events, in proportion to the records and the nested evidence "
-     "a page holds. The page of citations is bound by SQL on both sides: its count and its page test the "
-     "visibility of the record each citation is evidence for, among six kinds of record."),
+     "a page holds. The API's page of citations is bound by its SQL as well: its count and its page test the "
+     "visibility of the record each citation is evidence for through a dozen joins, where the baseline looks "
+     "each citation up in the visible records of each kind, read once into a hash."),
     ("API * detail, response cache off", "the details of the other kinds, with a quarter of the requests each: as "
      "for the person details, the fixed cost of the ORM building and compiling the queries of a detail, and of "
      "DRF, beside the baseline's single cheap statement."),
