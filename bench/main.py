@@ -10,11 +10,13 @@ removes it at the end. It then
    (`archive.importing.bulk.insert_passages`, COPY) against
    django-import-export's default row-by-row import of the same rows;
 3. API: its stored documents built for the whole archive
-   (`manage.py build_documents`); then p50/p95 latency and requests per second of a page of events and of
-   person details, served by gunicorn, against the same JSON built by one
-   SQL statement (`bench/baseline_app.py`) under the same gunicorn settings
-   and the same loopback load, in alternating rounds; and one request of
-   each in this process, split into its SQL and its Python
+   (`manage.py build_documents`, `bench/stages/documents.py`); then p50/p95
+   latency and requests per second of every kind of JSON document (the
+   pages and details of each record kind, a source's passages, a passage;
+   `bench/stages/api_documents.py`), served by gunicorn, against the same
+   JSON built by one SQL statement (`bench/baseline_app.py`) under the same
+   gunicorn settings and the same loopback load, in alternating rounds; and
+   one request of each in this process, split into its SQL and its Python
    (`bench/breakdown.py`), beside the baseline's statement alone;
 4. search: `archive.search.search()` for short and long terms against a
    plain `LIKE '%term%'` scan, with the plan of our query;
@@ -70,14 +72,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--scale", type=int, default=DEFAULT_SCALE, help="passages in the synthetic archive")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--seed-dir", default=None, help="seed texts (default fixtures/sources)")
-    parser.add_argument("--requests", type=int, default=400, help="requests per endpoint and server")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=400,
+        help="requests per endpoint and server (a quarter for the documents besides events pages and person details)",
+    )
     parser.add_argument("--concurrency", type=int, default=12)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (the same for both servers)")
     parser.add_argument(
         "--api-seconds",
         type=float,
         default=40,
-        help="time budget per endpoint and server: no request starts after it (default 40)",
+        help="time budget per endpoint and server: no request starts after it (default 40; a quarter for the "
+        "other documents)",
     )
     parser.add_argument("--baseline-rows", type=int, default=2000, help="rows imported by django-import-export")
     parser.add_argument("--search-repeat", type=int, default=5)
