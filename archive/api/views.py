@@ -1,7 +1,8 @@
 """Views of the read-only API.
 
 Thin on purpose: the querysets come from `archive.selectors` (approved only,
-prefetched), the shapes from the serializers and `archive.api.formats`. What
+prefetched), the shapes from the serializers and `archive.api.formats`; plain
+JSON is read from the serializers' stored output (`archive.api.stored`). What
 lives here is HTTP: which formats an endpoint offers, how `fiction` chooses
 records and nested evidence, conditional GET (ETag, Last-Modified, 304) and
 errors that are always JSON, whatever format was asked for.

@@ -63,6 +63,9 @@ def api_breakdown_figures(run: Run, url: str) -> None:
             with override_settings(API_CACHE_SECONDS=0):
                 built = breakdown.measure(lambda path: client_get(client, path), paths, repeat)
             cached = breakdown.measure(lambda path: client_get(client, path), paths, repeat)
+            # The same answers built by the serializers, as before the stored documents and as a stale one is.
+            with override_settings(API_CACHE_SECONDS=0, API_STORED_DOCUMENTS=False):
+                serialized = breakdown.measure(lambda path: client_get(client, path), paths, repeat)
             notes = (
                 f"median of {repeat} warm requests through django.test.Client, {len(set(paths))} distinct path(s); "
                 f"{built.queries} SQL statements, timed at each execute (results included)"
@@ -73,6 +76,9 @@ def api_breakdown_figures(run: Run, url: str) -> None:
                 ("response cache off: of which Python", built.python_ms, "ms", None),
                 ("response cache off: model instances built", built.instances, "instances", None),
                 ("as served: time of an answer from the response cache", cached.total_ms, "ms", base_ms),
+                ("built by the serializers (no stored documents): time of a request", serialized.total_ms, "ms",
+                 base_ms),
+                ("built by the serializers: model instances built", serialized.instances, "instances", None),
             )
             for index, (name, value, unit, baseline_value) in enumerate(rows):
                 run.add(
