@@ -504,8 +504,9 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.reads_stored():
-            found = get_object_or_404(Citation.objects.filter(selectors.visible_citation_q()).only("pk", "updated_at"),
-                                      pk=_id(self.kwargs["pk"]))
+            # Looked up by key alone: its document is built through the visibility rules, so a citation
+            # that is not visible has none and answers 404 (testing them here took PostgreSQL 15 ms to plan).
+            found = get_object_or_404(Citation.objects.only("pk", "updated_at"), pk=_id(self.kwargs["pk"]))
             self.note_last_modified(None, found.updated_at)
             return self.stored_single("citation", found.pk, FictionMode.INCLUDE)
         citation = self.get_object()
