@@ -11,6 +11,7 @@ class ArchiveConfig(AppConfig):
 
     def ready(self) -> None:
         from archive import checks, data_version, fiction  # noqa: F401 (checks registers on import)
+        from archive.api import stored
         from archive.freshness import signals as freshness
         from archive.search import stored_keys
 
@@ -18,3 +19,5 @@ class ArchiveConfig(AppConfig):
         data_version.connect()
         freshness.connect()
         stored_keys.connect()
+        # The API's stored documents follow each committed write (`archive.api.stored`).
+        freshness.documents_changed.connect(stored.on_documents_changed, dispatch_uid="archive.api.stored")

@@ -9,11 +9,14 @@ removes it at the end. It then
 2. import: passages per second through the bulk path
    (`archive.importing.bulk.insert_passages`, COPY) against
    django-import-export's default row-by-row import of the same rows;
-3. API: p50/p95 latency and requests per second of a page of events and of
-   person details, served by gunicorn, against the same JSON built by one
-   SQL statement (`bench/baseline_app.py`) under the same gunicorn settings
-   and the same loopback load, in alternating rounds; and one request of
-   each in this process, split into its SQL and its Python
+3. API: its stored documents built for the whole archive
+   (`manage.py build_documents`, `bench/stages/documents.py`); then p50/p95
+   latency and requests per second of every kind of JSON document (the
+   pages and details of each record kind, a source's passages, a passage;
+   `bench/stages/api_documents.py`), served by gunicorn, against the same
+   JSON built by one SQL statement (`bench/baseline_app.py`) under the same
+   gunicorn settings and the same loopback load, in alternating rounds; and
+   one request of each in this process, split into its SQL and its Python
    (`bench/breakdown.py`), beside the baseline's statement alone;
 4. search: `archive.search.search()` for short and long terms against a
    plain `LIKE '%term%'` scan, with the plan of our query; and the first
@@ -57,6 +60,7 @@ from bench.stages.admin import admin_figures  # noqa: E402
 from bench.stages.api import api_figures  # noqa: E402
 from bench.stages.api_in_process import api_breakdown_figures  # noqa: E402
 from bench.stages.api_mixed import mixed_figures  # noqa: E402
+from bench.stages.documents import build_documents  # noqa: E402
 from bench.stages.first_request import first_request_figures  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
@@ -72,14 +76,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--scale", type=int, default=DEFAULT_SCALE, help="passages in the synthetic archive")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--seed-dir", default=None, help="seed texts (default fixtures/sources)")
-    parser.add_argument("--requests", type=int, default=400, help="requests per endpoint and server")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=400,
+        help="requests per endpoint and server (a quarter for the documents besides events pages and person details)",
+    )
     parser.add_argument("--concurrency", type=int, default=12)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (the same for both servers)")
     parser.add_argument(
         "--api-seconds",
         type=float,
         default=40,
-        help="time budget per endpoint and server: no request starts after it (default 40)",
+        help="time budget per endpoint and server: no request starts after it (default 40; a quarter for the "
+        "other documents)",
     )
     parser.add_argument("--baseline-rows", type=int, default=2000, help="rows imported by django-import-export")
     parser.add_argument("--search-repeat", type=int, default=5)
@@ -114,6 +124,8 @@ def measure(run: Run, url: str) -> None:
             import_figures(run)
         finish_stage(run, "import")
     if "api" in wanted:
+        with stage(run, "stored documents", [("stored documents", "documents/s", "higher")]):
+            build_documents(run)
         with tempfile.TemporaryDirectory(prefix="archive-bench-") as logs, stage(run, "API", [("API", "ms", "lower")]):
             api_figures(run, url, Path(logs))
         with in_process(), stage(run, "API in one process", [("API in one process", "ms", "lower")]):

@@ -197,6 +197,8 @@ WHITENOISE_USE_FINDERS = DEBUG
 # Rendered API responses, stored per process until the data changes (`archive.api.caching`).
 # The default cache serves throttling; `api` holds the pages. 0 seconds turns the store off.
 API_CACHE_SECONDS = int(os.environ.get("API_CACHE_SECONDS", "600"))
+# The API's JSON documents read from their stored copies (`archive.api.stored`); 0 builds each with the serializers.
+API_STORED_DOCUMENTS = os.environ.get("API_STORED_DOCUMENTS", "1") != "0"
 # Ceiling of the pages one process holds, in bytes, whatever clients ask for (docs/security.md).
 API_CACHE_MAX_BYTES = int(os.environ.get("API_CACHE_MAX_BYTES", str(32 * 1024 * 1024)))
 # The default cache holds the API throttle's counts, so it must be one store for

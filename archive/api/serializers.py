@@ -52,7 +52,7 @@ def _route(name: str, key: str, prefix: str) -> str:
     return django_reverse(name, kwargs={key: _SLOT})
 
 
-def _origin(request: Any) -> str:
+def request_origin(request: Any) -> str:
     """`scheme://host` of the request, worked out once per request."""
     origin = getattr(request, "_archive_origin", None)
     if origin is None:
@@ -66,7 +66,7 @@ def reverse(name: str, *, kwargs: dict[str, Any], request: Any) -> str:
     a record's URL names the record, not the format it was read in."""
     ((key, value),) = kwargs.items()
     path = _route(name, key, get_script_prefix()).replace(_SLOT, quote(str(value), safe=_SAFE), 1)
-    return _origin(request) + path if request is not None else path
+    return request_origin(request) + path if request is not None else path
 
 
 # --- references ---------------------------------------------------------------------

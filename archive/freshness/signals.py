@@ -11,13 +11,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import models
+from django.db import connections, models, transaction
 from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_save
+from django.dispatch import Signal
 
 from archive.freshness import tags
 from archive.models import DocumentVersion, Event, Statement
 
 _BEFORE = "_freshness_before"
+_PENDING = "_freshness_committed_tags"
+
+# Sent once the writes that touched `tags` are committed (on `using`), for whoever keeps documents current.
+documents_changed = Signal()
+
+
+def _bump(found: set[str], using: str) -> None:
+    DocumentVersion.objects.bump(found, using=using)
+    if not found:
+        return
+    # Collected on the connection and announced after the commit; a rolled-back transaction's tags
+    # stay in the set and are announced with the next commit, which costs a needless check, no error.
+    pending: set[str] = connections[using].__dict__.setdefault(_PENDING, set())
+    pending |= found
+    transaction.on_commit(lambda: _announce(using), using=using)
+
+
+def _announce(using: str) -> None:
+    pending: set[str] = connections[using].__dict__.get(_PENDING, set())
+    if pending:
+        tags = frozenset(pending)
+        pending.clear()
+        documents_changed.send(sender=DocumentVersion, tags=tags, using=using)
 
 
 def _as_stored(sender: type[models.Model], instance: models.Model, using: str) -> set[str]:
@@ -40,12 +64,12 @@ def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = 
         DocumentVersion.objects.bump_everything(using=using)
         return
     before: set[str] = getattr(instance, _BEFORE, set())
-    DocumentVersion.objects.bump(before | tags.touched(instance), using=using)
+    _bump(before | tags.touched(instance), using)
 
 
 def _before_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **kwargs: Any) -> None:
     # Sent for every row of a cascade before any is deleted, while every link still stands.
-    DocumentVersion.objects.bump(tags.touched(instance), using=using)
+    _bump(tags.touched(instance), using)
 
 
 def _links_changed(sender: type[models.Model], instance: models.Model, action: str, model: type[models.Model],
@@ -55,7 +79,7 @@ def _links_changed(sender: type[models.Model], instance: models.Model, action: s
     found = tags.touched(instance)
     for other in model._default_manager.using(using).filter(pk__in=pk_set or ()):
         found |= tags.touched(other)
-    DocumentVersion.objects.bump(found, using=using)
+    _bump(found, using)
 
 
 def connect() -> None:

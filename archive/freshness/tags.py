@@ -53,8 +53,12 @@ def _slugs(queryset: models.QuerySet) -> list[str]:
 
 
 def _citations(**lookup: object) -> set[str]:
-    pks = list(Citation.objects.filter(**lookup).values_list("pk", flat=True))
-    return {f"citation:{pk}" for pk in pks} | ({list_tag("citation")} if pks else set())
+    """The citations of a record: whether a passage shows them depends on the record, so their passages too."""
+    rows = list(Citation.objects.filter(**lookup).values_list("pk", "passage_id", "passage__source__slug"))
+    found = {f"citation:{pk}" for pk, _, _ in rows} | ({list_tag("citation")} if rows else set())
+    for _, passage, source in rows:
+        found |= {f"passage:{passage}", f"source:{source}:passages"}
+    return found
 
 
 def _citations_of(field: str, pks: Iterable[int]) -> set[str]:

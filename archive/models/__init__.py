@@ -12,6 +12,7 @@ from .redirects import RedirectModel, SlugRedirect
 from .revisions import Revision, RevisionKind, RevisionState
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
 from .statements import Statement, StatementField
+from .stored_documents import StoredDocument
 from .units import Echelon, Post, Unit, UnitAlias
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "Statement",
     "StatementField",
     "Status",
+    "StoredDocument",
     "StoredNameKeys",
     "Unit",
     "UnitAlias",

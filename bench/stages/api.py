@@ -4,7 +4,8 @@ Three servers run side by side with the same gunicorn settings: the API as
 served (with its response cache), the API with the cache off, and the
 baseline app (`bench/baseline_app.py`), which builds the same JSON in one
 SQL statement. The same loopback load (`bench/load.py`) drives each in
-rotating rounds, after a check that both answer the same documents.
+rotating rounds, endpoint by endpoint (`bench/stages/api_documents.py`),
+after a check that both answer the same documents.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.figures import ROOT, SECRET, Figure, Run, say
+from bench.stages.api_documents import Endpoint, endpoints
 
 REQUEST_TIMEOUT = 300.0
 
@@ -51,8 +53,11 @@ def gunicorn(app: str, url: str, workers: int, log: Path, extra: dict[str, str] 
         "DJANGO_SETTINGS_MODULE": "config.settings",
         # Each server counts its throttle in a store of its own, at a rate the load never reaches: the
         # warm-up and the measured requests together pass 600 a minute from one address, and a 429 is
-        # neither a latency of the API nor may it spill into the in-process figures that follow.
-        "API_ANON_RATE": "100000000/minute",
+        # neither a latency of the API nor may it spill into the in-process figures that follow. The window
+        # is a second: DRF's throttle stores one timestamp per request in its window and writes them all at
+        # every request, so a minute of this load (tens of thousands) would cost each request far more than
+        # a real client's history at the served rate (at most 600).
+        "API_ANON_RATE": "100000000/second",
         "CACHE_DIR": str(log.parent / f"cache-{port}"),
         **(extra or {}),
     }
@@ -86,20 +91,6 @@ def gunicorn(app: str, url: str, workers: int, log: Path, extra: dict[str, str] 
             process.wait()
 
 
-def person_slugs(count: int) -> list[str]:
-    """Approved persons with the most visible evidence: the detail pages worth reading."""
-    from django.db.models import Count, Q
-
-    from archive.models import Person, Status
-
-    return list(
-        Person.objects.approved()
-        .annotate(n=Count("citations", filter=Q(citations__status=Status.APPROVED)))
-        .order_by("-n", "slug")
-        .values_list("slug", flat=True)[:count]
-    )
-
-
 def _same_documents(ours_port: int, baseline_port: int, paths: list[str]) -> str:
     from bench import load
 
@@ -116,24 +107,15 @@ def _same_documents(ours_port: int, baseline_port: int, paths: list[str]) -> str
 
 
 def api_figures(run: Run, url: str, log_dir: Path) -> None:
-    """Latency and throughput of two endpoints: the API as served, the API with its response cache off, the baseline.
+    """Latency and throughput of every kind of document: the API as served, with its response cache off, the baseline.
 
     As served, a repeated request is answered from the response cache
     (`archive.api.caching`) until the data changes; with the cache off each
     request builds its document, which is what the first reader after a
     change waits for. Both are set beside the same baseline.
     """
-    from bench import load
-
-    slugs = person_slugs(20)
-    if not slugs:
-        raise RuntimeError("no approved person to ask for")
-    requests = run.args.requests
-    endpoints = {
-        "events page (page_size=50)": ["/api/v1/events/?page_size=50"] * requests,
-        "person detail": [f"/api/v1/persons/{slugs[i % len(slugs)]}/" for i in range(requests)],
-    }
     workers = run.args.workers
+    measured = endpoints()
     with (
         gunicorn("config.wsgi:application", url, workers, log_dir / "gunicorn-api.log") as ours,
         gunicorn(
@@ -142,68 +124,75 @@ def api_figures(run: Run, url: str, log_dir: Path) -> None:
         gunicorn("bench.baseline_app:application", url, workers, log_dir / "gunicorn-baseline.log") as base,
     ):
         servers = {"ours": ours, "uncached": uncached, "baseline": base}
-        check = ["/api/v1/events/?page_size=50"] + [f"/api/v1/persons/{slug}/" for slug in slugs]
-        equivalence = _same_documents(ours, base, check)
+        equivalence = _same_documents(ours, base, [path for endpoint in measured for path in endpoint.paths])
         say(f"  {equivalence}")
-        for title, paths in endpoints.items():
-            # A slow endpoint on a large archive gets fewer requests (never fewer than
-            # one per thread), so that the run stays bounded; every server gets the same.
-            started = time.perf_counter()
-            load.get(uncached, paths[0], timeout=REQUEST_TIMEOUT)
-            probe = time.perf_counter() - started
-            planned = len(paths)
-            if probe * len(paths) / workers > run.args.api_seconds:
-                paths = paths[: max(run.args.concurrency, int(run.args.api_seconds * workers / probe))]
-            rounds = max(1, min(4, len(paths) // run.args.concurrency))
-            # Each distinct path eight times per worker: gunicorn hands a request to any worker, and with
-            # fewer a worker is often left that has not built (or stored) some document yet, whose first
-            # build then lands among the measured requests.
-            warm = list(dict.fromkeys(paths)) * (8 * workers)
-            for port in servers.values():
-                load.drive(port, warm, run.args.concurrency, run.args.api_seconds / 2)
-            measured = {name: load.LoadResult() for name in servers}
-            size = math.ceil(len(paths) / rounds)
-            for index in range(rounds):
-                chunk = paths[index * size : (index + 1) * size]
-                # Rotate which server goes first, so drift of a shared machine falls on all.
-                order = list(servers.items())
-                order = order[index % len(order) :] + order[: index % len(order)]
-                for name, port in order:
-                    budget = run.args.api_seconds / rounds
-                    measured[name].extend(load.drive(port, chunk, run.args.concurrency, budget))
-            b = measured["baseline"]
-            common = (
-                f"{len(b.latencies)} requests each, concurrency {run.args.concurrency}, gunicorn {workers} sync "
-                f"workers, {rounds} rotating round(s); {equivalence}"
+        for endpoint in measured:
+            _endpoint_figures(run, endpoint, servers, equivalence)
+
+
+def _endpoint_figures(run: Run, endpoint: Endpoint, servers: dict[str, int], equivalence: str) -> None:
+    from bench import load
+
+    workers = run.args.workers
+    # An endpoint besides the main two gets a quarter of the requests and of the time, so that the run stays bounded.
+    share = 1 if endpoint.main else 4
+    budget = run.args.api_seconds / share
+    paths = endpoint.requested(max(run.args.concurrency, run.args.requests // share))
+    # A slow endpoint on a large archive gets fewer requests (never fewer than
+    # one per thread), so that the run stays bounded; every server gets the same.
+    started = time.perf_counter()
+    load.get(servers["uncached"], paths[0], timeout=REQUEST_TIMEOUT)
+    probe = time.perf_counter() - started
+    planned = len(paths)
+    if probe * len(paths) / workers > budget:
+        paths = paths[: max(run.args.concurrency, int(budget * workers / probe))]
+    rounds = max(1, min(4, len(paths) // run.args.concurrency))
+    # Each distinct path eight times per worker: gunicorn hands a request to any worker, and with
+    # fewer a worker is often left that has not built (or stored) some document yet, whose first
+    # build then lands among the measured requests.
+    warm = list(dict.fromkeys(paths)) * (8 * workers)
+    for port in servers.values():
+        load.drive(port, warm, run.args.concurrency, budget / 2)
+    measured = {name: load.LoadResult() for name in servers}
+    size = math.ceil(len(paths) / rounds)
+    for index in range(rounds):
+        chunk = paths[index * size : (index + 1) * size]
+        # Rotate which server goes first, so drift of a shared machine falls on all.
+        order = list(servers.items())
+        order = order[index % len(order) :] + order[: index % len(order)]
+        for name, port in order:
+            measured[name].extend(load.drive(port, chunk, run.args.concurrency, budget / rounds))
+    b = measured["baseline"]
+    common = (
+        f"{len(b.latencies)} requests each over {len(set(paths))} distinct path(s), concurrency "
+        f"{run.args.concurrency}, gunicorn {workers} sync workers, {rounds} rotating round(s); {equivalence}"
+    )
+    if len(paths) < planned:
+        common += (
+            f"; one uncached request took {probe:.1f} s, so {len(paths)} of the planned {planned} requests "
+            f"were made, to keep within {budget:.0f} s per server"
+        )
+    for name, result in measured.items():
+        if result.failures:
+            common += f"; {name}: {len(result.failures)} failed, e.g. {result.failures[0]}"
+        if result.skipped:
+            common += (
+                f"; {name}: only {len(result.latencies)} of {len(paths)} requests made within the time "
+                f"budget of {budget:.0f} s"
             )
-            if len(paths) < planned:
-                common += (
-                    f"; one uncached request took {probe:.1f} s, so {len(paths)} of the planned {planned} requests "
-                    f"were made, to keep within {run.args.api_seconds:.0f} s per server"
-                )
-            for name, result in measured.items():
-                if result.failures:
-                    common += f"; {name}: {len(result.failures)} failed, e.g. {result.failures[0]}"
-                if result.skipped:
-                    common += (
-                        f"; {name}: only {len(result.latencies)} of {len(paths)} requests made within the time "
-                        f"budget of {run.args.api_seconds:.0f} s"
-                    )
-            variants = {
-                "ours": (
-                    f"API {title}",
-                    "as served: repeated requests are answered from the response cache until the data changes; ",
-                ),
-                "uncached": (
-                    f"API {title}, response cache off",
-                    "every request builds its document (API_CACHE_SECONDS=0), as the first one after a write does; ",
-                ),
-            }
-            for name, (label, how) in variants.items():
-                _api_figures(run, label, measured[name], b, how + common)
+    _api_figures(
+        run, f"API {endpoint.title}", measured["ours"], b, cached=True,
+        notes="as served: repeated requests are answered from the response cache until the data changes; " + common,
+    )
+    _api_figures(
+        run, f"API {endpoint.title}, response cache off", measured["uncached"], b, cached=False,
+        notes="every request builds its document (API_CACHE_SECONDS=0), as the first one after a write does; "
+        + common,
+    )
 
 
-def _api_figures(run: Run, label: str, a: Any, b: Any, notes: str) -> None:
+def _api_figures(run: Run, label: str, a: Any, b: Any, *, cached: bool, notes: str) -> None:
+    """p50, p95 and requests/s beside the baseline's: within twice its latency; a cached answer also under 50 ms."""
     baseline_name = "one SQL statement with json_agg, tiny WSGI app, same gunicorn settings"
     run.add(
         Figure(
@@ -226,8 +215,8 @@ def _api_figures(run: Run, label: str, a: Any, b: Any, notes: str) -> None:
             baseline_name,
             b.p95,
             "lower",
-            target="ratio ≤ 2 and < 50 ms",
-            met=a.p95 <= 2 * b.p95 and a.p95 < 50,
+            target="ratio ≤ 2 and < 50 ms" if cached else "ratio ≤ 2",
+            met=a.p95 <= 2 * b.p95 and (a.p95 < 50 or not cached),
         )
     )
     run.add(

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.figures import Figure, Run, say
-from bench.stages.api import gunicorn, person_slugs
+from bench.stages.api import gunicorn
+from bench.stages.api_documents import person_slugs
 
 WRITES_PER_SECOND = 1.0
 # The readers' load is repeated until each phase has lasted this long, so that the curator makes a score of writes.

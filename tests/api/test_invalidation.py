@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from django.core.cache import caches
+from django.db import connection
 from django.test import Client
-from django.test.utils import override_settings
+from django.test.utils import CaptureQueriesContext, override_settings
 
 from archive.api.caching import HIT_HEADER
-from archive.models import Event, Participation, Person
+from archive.models import DocumentVersion, Event, Participation, Person, StoredDocument
 from tests.factories import approved, publish_change
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -101,3 +102,26 @@ def test_a_deleted_event_leaves_its_participants_documents(world: dict[str, Any]
     assert not _hit(PATHS["events"])
     assert "渡江" not in _get(PATHS["events"]).content.decode()
     assert _hit(PATHS["participant"])
+
+
+def test_a_committed_write_refreshes_the_stored_documents_it_touched(world: dict[str, Any]) -> None:
+    """Once a change is published, the stored documents that show it are built again before anyone reads them."""
+    with override_settings(API_CACHE_SECONDS=0):
+        for path in PATHS.values():
+            _get(path)
+    stored_before = dict(StoredDocument.objects.values_list("tag", "tag_version"))
+    assert {"event:retreat", "person:tang-shengzhi", "person:song-xilian"} <= set(stored_before)
+
+    publish_change(world["event"], title="自南京撤退")
+
+    current = DocumentVersion.objects.versions(["event:retreat", "person:tang-shengzhi", "person:song-xilian"])
+    after = dict(StoredDocument.objects.values_list("tag", "tag_version"))
+    # The event and its participant were built again under their new versions, by the write itself.
+    for tag in ("event:retreat", "person:tang-shengzhi"):
+        assert after[tag] == current[tag] != stored_before[tag], tag
+    assert "自南京撤退" in StoredDocument.objects.get(tag="person:tang-shengzhi", variant="exclude").body
+    # The unrelated person was left as it was.
+    assert after["person:song-xilian"] == stored_before["person:song-xilian"]
+    with override_settings(API_CACHE_SECONDS=0), CaptureQueriesContext(connection) as captured:
+        _get(PATHS["participant"])
+    assert not any("INSERT" in query["sql"] for query in captured.captured_queries)

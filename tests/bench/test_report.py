@@ -51,3 +51,14 @@ def test_a_rewrite_keeps_the_marked_sections_and_replaces_the_rest(tmp_path: Pat
 def test_a_first_report_needs_no_earlier_file(tmp_path: Path) -> None:
     write_report(_run(tmp_path))
     assert (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8").startswith("# Benchmarks\n")
+
+
+def test_every_kind_of_api_document_has_its_limits_written(tmp_path: Path) -> None:
+    run = _run(tmp_path)
+    for name in ("API units page (page_size=50), response cache off: p50 latency", "API citation detail: p50 latency"):
+        run.add(Figure(name, 30.0, "ms", "one SQL statement", 10.0, "lower", target="ratio ≤ 2", met=False))
+    write_report(run)
+    text = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert "- **API … page (page_size=50), response cache off**: the pages of the other kinds" in text
+    assert "- **API … detail**: as served, the details of the other kinds" in text
+    assert "| API units page (page_size=50), response cache off: p50 latency | 30.0 ms | 10.0 ms | 3.00× |" in text

@@ -76,13 +76,16 @@ def test_the_data_in_and_out_commands_run_with_only_the_local_environment_file(t
             "S2": "readme-tei"}
 
     commands = _readme_commands("Data in and out")
-    assert {"import_source", "import_tei", "load_collection", "export_collection"} <= {c[2] for c in commands}
+    assert {"import_source", "import_tei", "load_collection", "export_collection", "build_documents"} <= {
+        c[2] for c in commands}
     for command in commands:
         manage(*[fill.get(word, word) for word in command[2:]])
 
     assert '"readme-retreat"' in (export / "01_sources.json").read_text(encoding="utf-8")
     assert '"readme-tei"' in (export / "01_sources.json").read_text(encoding="utf-8")
     assert any(path.read_bytes() == text.read_bytes() for path in (export / "sources").iterdir())
+    stored = manage("shell", "-c", "from archive.models import StoredDocument; print(StoredDocument.objects.count())")
+    assert int(stored.stdout.strip().splitlines()[-1]) > 100  # both fiction modes of every shipped record
     # Other commands a developer reaches for work too.
     manage("makemigrations", "--check", "--dry-run")
     shell = manage("shell", "-c", "from archive.models import Source; print(Source.objects.get(slug='readme-retreat'))")

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('archive', '0014_document_versions'),
+        ('archive', '0015_stored_documents'),
     ]
 
     operations = [

@@ -1,0 +1,211 @@
+"""The stored documents (`archive.api.stored`) are exactly what the serializers give.
+
+Every JSON endpoint is asked three times: with the stored documents, once
+when they must be built and once when they are read back, and with the
+serializers alone (`API_STORED_DOCUMENTS` off). The three answers must be
+the same bytes, in every fiction mode, on SQLite and PostgreSQL: here on the
+test world, in `test_stored_collections` on the shipped collection and on a
+synthetic archive.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import DatabaseError, connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext, override_settings
+
+from archive import selectors
+from archive.api import stored
+from archive.models import (
+    Citation,
+    DocumentVersion,
+    Event,
+    Location,
+    Passage,
+    Person,
+    Source,
+    Status,
+    StoredDocument,
+    Unit,
+)
+from archive.services import review as curation
+from tests.api.world import World
+from tests.factories import approved, in_status, publish_change
+
+pytestmark = pytest.mark.django_db
+
+BASE = "/api/v1"
+MODES: tuple[dict[str, str], ...] = ({}, {"fiction": "include"}, {"fiction": "exclude"}, {"fiction": "only"})
+
+
+@pytest.fixture(autouse=True)
+def _uncached(settings: Any) -> None:
+    settings.API_CACHE_SECONDS = 0
+    settings.API_STORED_DOCUMENTS = True
+
+
+def _answer(path: str, params: dict[str, Any], **extra: Any) -> tuple[int, bytes]:
+    cache.clear()  # the anonymous throttle counts there; these tests ask for thousands of documents
+    response = Client().get(path, params, **extra)
+    return response.status_code, bytes(response.content)
+
+
+def _get(path: str, params: dict[str, Any], **extra: Any) -> bytes:
+    status, content = _answer(path, params, **extra)
+    assert status == 200, (path, params, content[:300])
+    return content
+
+
+def _first_difference(a: object, b: object, at: str = "") -> str | None:
+    if type(a) is not type(b):
+        return f"{at}: {a!r:.200} != {b!r:.200}"
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            return f"{at}: keys {list(a)} != {list(b)}"
+        for key in a:
+            found = _first_difference(a[key], b[key], f"{at}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{at}: {len(a)} items != {len(b)}"
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, f"{at}[{index}]")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{at}: {a!r:.200} != {b!r:.200}"
+
+
+def assert_same_documents(path: str, params: dict[str, Any] | None = None) -> None:
+    """The answer built and stored, then read back, equals the serializers' answer, field by field and byte for byte."""
+    params = params or {}
+    built = _answer(path, params)
+    read_back = _answer(path, params)
+    with override_settings(API_STORED_DOCUMENTS=False):
+        expected = _answer(path, params)
+    for status, answer in (built, read_back):
+        assert status == expected[0], (path, params, status, answer[:300])
+        difference = _first_difference(json.loads(answer), json.loads(expected[1]))
+        assert difference is None, (path, params, difference)
+        assert answer == expected[1], (path, params)
+
+
+def every_path(modes: tuple[dict[str, str], ...] = MODES, *, details: tuple[dict[str, str], ...] = MODES,
+               each: int | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The JSON documents of the archive as it stands: lists (pages) in `modes`, details in `details`.
+
+    `each` bounds the details of each kind (the first by slug or id), for a large archive.
+    """
+    for mode in modes:
+        for kind in ("sources", "persons", "units", "locations", "events", "citations"):
+            yield f"{BASE}/{kind}/", {**mode, "page_size": 2, "page": 2}
+            yield f"{BASE}/{kind}/", {**mode, "page_size": 200}
+        for slug in Source.objects.approved().values_list("slug", flat=True):
+            yield f"{BASE}/sources/{slug}/passages/", {**mode, "page_size": 200}
+    for mode in details:
+        for model, kind in ((Person, "persons"), (Unit, "units"), (Location, "locations"), (Event, "events"),
+                            (Source, "sources")):
+            for slug in model.objects.approved().order_by("slug").values_list("slug", flat=True)[:each]:
+                yield f"{BASE}/{kind}/{slug}/", mode
+    for pk in selectors.citations().order_by("pk").values_list("pk", flat=True)[:each]:
+        yield f"{BASE}/citations/{pk}/", {}
+    for pk in Passage.objects.filter(source__status=Status.APPROVED).order_by("pk").values_list("pk", flat=True)[
+            :each or 300]:
+        yield f"{BASE}/passages/{pk}/", {}
+        yield f"{BASE}/passages/{pk}/", {"fiction": "exclude"}
+
+
+def test_every_document_of_the_test_world_is_the_serializers(world: World) -> None:
+    paths = list(every_path())
+    assert len(paths) > 100
+    for path, params in paths:
+        assert_same_documents(path, params)
+    # Filters choose the records; the documents are the stored ones.
+    for params in ({"location": "nanjing"}, {"person": "tang-shengzhi", "after": "1937-12-01"},
+                   {"source": "history"}, {"fiction": "include", "unit": "army-74"}):
+        assert_same_documents(f"{BASE}/events/", params)
+    assert_same_documents(f"{BASE}/citations/", {"source": "history"})
+    assert StoredDocument.objects.filter(variant="include").exists()
+    assert StoredDocument.objects.filter(variant="exclude").exists()
+
+
+def test_documents_carry_the_origin_of_each_request(world: World, settings: Any) -> None:
+    settings.ALLOWED_HOSTS = ["testserver", "archive.example.org"]
+    path = f"{BASE}/persons/tang-shengzhi/"
+    first = json.loads(_get(path, {}))
+    other = json.loads(_get(path, {}, HTTP_HOST="archive.example.org"))
+    assert first["url"] == "http://testserver/api/v1/persons/tang-shengzhi/"
+    assert other["url"] == "http://archive.example.org/api/v1/persons/tang-shengzhi/"
+    assert all(c["url"].startswith("http://archive.example.org/") for c in other["citations"])
+    assert b"\\u0000" not in _get(path, {})
+
+
+def test_a_write_rebuilds_the_documents_that_show_it_and_leaves_the_others(world: World) -> None:
+    tang = f"{BASE}/persons/tang-shengzhi/"
+    matsui = f"{BASE}/persons/matsui-iwane/"
+    _get(tang, {})
+    _get(matsui, {})
+    kept = StoredDocument.objects.get(tag="person:matsui-iwane", variant="exclude").tag_version
+    publish_change(world.tang, description="南京卫戍司令长官。")
+    assert json.loads(_get(tang, {}))["description"] == "南京卫戍司令长官。"
+    assert_same_documents(tang)
+    with CaptureQueriesContext(connection) as captured:
+        _get(matsui, {})
+    assert len(captured) == 2  # its row and its document: not built again
+    assert StoredDocument.objects.get(tag="person:matsui-iwane", variant="exclude").tag_version == kept
+
+
+def test_a_published_record_brings_its_citations_into_the_passages_that_hold_them(world: World) -> None:
+    """A passage shows the citations of visible records only, so a record's status reaches the passage's document."""
+    passage = world.passage(world.history, 1)
+    path = f"{BASE}/passages/{passage.pk}/"
+    before = [c["id"] for c in json.loads(_get(path, {}))["citations"]]
+    person = in_status(Person(slug="new-witness", name="新证人"), Status.IN_REVIEW)
+    start = passage.text.index("南京")
+    citation = approved(Citation(slug="new-witness-cite", passage=passage, quote="南京", start=start, end=start + 2,
+                                 claim="c", person=person))
+    assert json.loads(_get(path, {}))["citations"] == json.loads(_get(path, {}))["citations"]
+    assert [c["id"] for c in json.loads(_get(path, {}))["citations"]] == before
+    curation.approve(person, by=User.objects.get(username="factory-reviewer"))
+    assert citation.pk in [c["id"] for c in json.loads(_get(path, {}))["citations"]]
+    assert_same_documents(path)
+
+
+def test_a_bulk_write_that_bumps_everything_rebuilds_every_document(world: World) -> None:
+    path = f"{BASE}/events/"
+    _get(path, {})
+    Event.objects.filter(slug="retreat-order").update(description="改写")  # around the signals
+    DocumentVersion.objects.bump_everything()  # as every bulk path does
+    assert "改写" in _get(path, {}).decode()
+    assert_same_documents(path)
+
+
+def test_an_answer_is_given_when_the_store_cannot_be_written(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise DatabaseError("database is locked")
+
+    monkeypatch.setattr(StoredDocument.objects, "bulk_create", refuse)
+    with override_settings(API_STORED_DOCUMENTS=False):
+        expected = _get(f"{BASE}/events/", {})
+    assert _get(f"{BASE}/events/", {}) == expected
+    assert not StoredDocument.objects.exists()
+
+
+def test_indented_json_is_rendered_by_the_serializers(world: World) -> None:
+    response = Client().get(f"{BASE}/events/", HTTP_ACCEPT="application/json; indent=2")
+    assert response.status_code == 200
+    assert b'\n  "count"' in response.content
+    assert not StoredDocument.objects.exists()
+
+
+def test_kinds_cover_every_json_endpoint() -> None:
+    assert set(stored.KINDS) == {"person", "unit", "location", "event", "source", "passage", "citation"}
