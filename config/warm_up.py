@@ -6,16 +6,25 @@ what Django and the archive load lazily would land on the first requests of
 every new worker: the URL configuration and its reverse lookups (each link of
 an API page is reversed), the translation catalogs of each language, the
 folding and pinyin tables of search. None of it reads the database, so a
-worker starts whether or not the database answers. The search's snapshot of
-the records is read on the first search, with the keys of its names stored
-in the database (`archive.search.stored_keys`), not computed again.
+worker starts whether or not the database answers.
+
+The search's snapshot of the records needs the database: `build_snapshots`
+reads it in a thread of its own once the worker has loaded (with the keys of
+its names stored in the database, `archive.search.stored_keys`), so that the
+worker's first search finds it built; a search that comes sooner waits for
+that build instead of starting another (on PostgreSQL, whose fingerprints
+let the request's connection reuse a snapshot another connection read).
+`WARM_SEARCH=0` leaves it to the first search.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import threading
 
 from django.conf import settings
+from django.db import connections
 from django.urls import URLResolver, get_resolver
 from django.utils import translation
 
@@ -50,3 +59,23 @@ def warm_up() -> None:
             step()
         except Exception:  # a worker must start even if a lazy part cannot be loaded now
             logger.exception("warm-up step failed")
+
+
+def _snapshots() -> None:
+    from archive.search import TYPES, snapshots
+
+    try:
+        snapshots(TYPES)
+    except Exception:  # the database may be down or not migrated yet: the first search builds it then
+        logger.exception("search snapshot not built at start")
+    finally:
+        connections.close_all()  # this thread's own connections
+
+
+def build_snapshots() -> threading.Thread | None:
+    """Start reading the search's snapshot of the records in the background (unless `WARM_SEARCH=0`)."""
+    if os.environ.get("WARM_SEARCH", "1") == "0" or connections["default"].vendor != "postgresql":
+        return None  # elsewhere the first search could not reuse what another connection read
+    thread = threading.Thread(target=_snapshots, name="archive-warm-search", daemon=True)
+    thread.start()
+    return thread
