@@ -33,7 +33,8 @@ def _bump(found: set[str], using: str) -> None:
     # stay in the set and are announced with the next commit, which costs a needless check, no error.
     pending: set[str] = connections[using].__dict__.setdefault(_PENDING, set())
     pending |= found
-    transaction.on_commit(lambda: _announce(using), using=using)
+    # Robust: what a receiver fails to do after the commit is logged; it never fails the committed write.
+    transaction.on_commit(lambda: _announce(using), using=using, robust=True)
 
 
 def _announce(using: str) -> None:

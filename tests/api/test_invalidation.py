@@ -125,3 +125,18 @@ def test_a_committed_write_refreshes_the_stored_documents_it_touched(world: dict
     with override_settings(API_CACHE_SECONDS=0), CaptureQueriesContext(connection) as captured:
         _get(PATHS["participant"])
     assert not any("INSERT" in query["sql"] for query in captured.captured_queries)
+
+
+def test_a_refresh_that_fails_after_the_commit_leaves_the_write_done(world: dict[str, Any],
+                                                                     monkeypatch: Any) -> None:
+    from archive.api import stored
+
+    def broken(tags: Any, **kwargs: Any) -> int:
+        raise RuntimeError("serializer broke")
+
+    monkeypatch.setattr(stored, "refresh", broken)
+    changed = publish_change(world["event"], title="自南京撤退")
+    assert changed.title == "自南京撤退"
+    # The stale document is never read: its reader builds it.
+    with override_settings(API_CACHE_SECONDS=0):
+        assert "自南京撤退" in _get(PATHS["event"]).content.decode()
