@@ -23,6 +23,7 @@ def archive(settings: Settings) -> None:
     if not list(SEEDS.glob("*.txt")):
         pytest.skip("no seed texts in fixtures/sources")
     settings.API_CACHE_SECONDS = 0  # every request builds its document
+    settings.API_STORED_DOCUMENTS = False  # with the serializers, which build model instances to count
     synthetic.generate(passages=1500, seed=5, seed_dir=SEEDS, source_sizes=(200, 400))
 
 
@@ -56,3 +57,13 @@ def test_counting_stops_with_the_measurement(archive: None) -> None:
     client = Client()
     breakdown.measure(lambda path: _get(client, path), ["/api/v1/events/?page_size=5"], 1)
     assert len(post_init.receivers) == receivers
+
+
+def test_stored_documents_build_no_instance_however_long_the_page(archive: None, settings: Settings) -> None:
+    settings.API_STORED_DOCUMENTS = True
+    client = Client()
+    _get(client, "/api/v1/events/?page_size=12")  # builds and stores the documents
+    small = breakdown.measure(lambda path: _get(client, path), ["/api/v1/events/?page_size=3"], 2)
+    large = breakdown.measure(lambda path: _get(client, path), ["/api/v1/events/?page_size=12"], 2)
+    assert small.instances == large.instances == 0
+    assert small.queries == large.queries
