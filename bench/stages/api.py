@@ -186,7 +186,7 @@ def _endpoint_figures(run: Run, endpoint: Endpoint, servers: dict[str, int], equ
     )
     _api_figures(
         run, f"API {endpoint.title}, response cache off", measured["uncached"], b, cached=False,
-        notes="every request builds its document (API_CACHE_SECONDS=0), as the first one after a write does; "
+        notes="no response cache (API_CACHE_SECONDS=0): every request reads its stored documents; "
         + common,
     )
 
