@@ -38,6 +38,7 @@ from archive.models import (
 from archive.services import review as curation
 from tests.api.world import World
 from tests.factories import approved, in_status, publish_change
+from tests.json_difference import first_difference
 
 pytestmark = pytest.mark.django_db
 
@@ -63,28 +64,6 @@ def _get(path: str, params: dict[str, Any], **extra: Any) -> bytes:
     return content
 
 
-def _first_difference(a: object, b: object, at: str = "") -> str | None:
-    if type(a) is not type(b):
-        return f"{at}: {a!r:.200} != {b!r:.200}"
-    if isinstance(a, dict) and isinstance(b, dict):
-        if list(a) != list(b):
-            return f"{at}: keys {list(a)} != {list(b)}"
-        for key in a:
-            found = _first_difference(a[key], b[key], f"{at}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return f"{at}: {len(a)} items != {len(b)}"
-        for index, (x, y) in enumerate(zip(a, b, strict=True)):
-            found = _first_difference(x, y, f"{at}[{index}]")
-            if found:
-                return found
-        return None
-    return None if a == b else f"{at}: {a!r:.200} != {b!r:.200}"
-
-
 def assert_same_documents(path: str, params: dict[str, Any] | None = None) -> None:
     """The answer built and stored, then read back, equals the serializers' answer, field by field and byte for byte."""
     params = params or {}
@@ -94,7 +73,7 @@ def assert_same_documents(path: str, params: dict[str, Any] | None = None) -> No
         expected = _answer(path, params)
     for status, answer in (built, read_back):
         assert status == expected[0], (path, params, status, answer[:300])
-        difference = _first_difference(json.loads(answer), json.loads(expected[1]))
+        difference = first_difference(json.loads(answer), json.loads(expected[1]))
         assert difference is None, (path, params, difference)
         assert answer == expected[1], (path, params)
 
