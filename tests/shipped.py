@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import transaction
@@ -33,3 +35,19 @@ def collection_loaded() -> Iterator[None]:
             refresh_statistics()
         yield
         transaction.set_rollback(True)
+
+
+@pytest.fixture(scope="module")
+def _collection(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
+    """The collection for a whole module (imported by the conftest of the packages that read it)."""
+    from archive.search import snapshot
+
+    with django_db_blocker.unblock(), collection_loaded():
+        snapshot.clear()
+        yield
+    snapshot.clear()
+
+
+@pytest.fixture
+def collection(_collection: None, db: Any) -> None:
+    return None

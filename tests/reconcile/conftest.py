@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from jsonschema import Draft7Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
-from tests.shipped import collection_loaded
+from tests.shipped import _collection, collection  # noqa: F401  (fixtures)
 
 SCHEMAS = Path(__file__).parent / "spec_schemas" / "0.2"
-
-
-@pytest.fixture(scope="module")
-def _collection(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
-    from archive.search import snapshot
-
-    with django_db_blocker.unblock(), collection_loaded():
-        snapshot.clear()
-        yield
-    snapshot.clear()
-
-
-@pytest.fixture
-def collection(_collection: None, db: Any) -> None:
-    return None
 
 
 def _registry() -> Registry:

@@ -2,24 +2,4 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-
-from tests.shipped import collection_loaded
-
-
-@pytest.fixture(scope="module")
-def _collection(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
-    from archive.search import snapshot
-
-    with django_db_blocker.unblock(), collection_loaded():
-        snapshot.clear()
-        yield
-    snapshot.clear()
-
-
-@pytest.fixture
-def collection(_collection: None, db: Any) -> None:
-    return None
+from tests.shipped import _collection, collection  # noqa: F401  (fixtures)
