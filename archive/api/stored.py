@@ -22,13 +22,16 @@ as it is served.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connections, router, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 from rest_framework.renderers import JSONRenderer
 from rest_framework.serializers import BaseSerializer
@@ -57,6 +60,10 @@ class _BuildingRequest:
     _archive_origin = ORIGIN
 
 
+def _record_facts(record: Any) -> tuple[dt.datetime | None, bool]:
+    return record.updated_at, bool(getattr(record, "fictional", False))
+
+
 @dataclass(frozen=True)
 class DocumentKind:
     """One kind of stored document: its tag's prefix, how its records are selected and shown."""
@@ -64,6 +71,8 @@ class DocumentKind:
     name: str
     serializer: type[BaseSerializer]
     select: Callable[[FictionMode], QuerySet]
+    # What a detail answers besides the document: its Last-Modified and whether it is fiction by default.
+    facts: Callable[[Any], tuple[dt.datetime | None, bool]] = _record_facts
     # The record's field in its tag, and the document's field that holds it.
     key_field: str = "slug"
     document_key: str = "slug"
@@ -84,10 +93,13 @@ KINDS: dict[str, DocumentKind] = {
         DocumentKind("unit", serializers.UnitSerializer, selectors.units),
         DocumentKind("location", serializers.LocationSerializer, selectors.locations),
         DocumentKind("event", serializers.EventSerializer, selectors.events),
-        DocumentKind("source", serializers.SourceSerializer, lambda mode: selectors.sources(), varies=False),
-        DocumentKind("passage", serializers.PassageSerializer, selectors.passages, "pk", "id"),
+        DocumentKind("source", serializers.SourceSerializer, lambda mode: selectors.sources(),
+                     lambda source: (source.updated_at, source.is_fiction), varies=False),
+        # A passage is as fresh as its source, and fiction when its source is.
+        DocumentKind("passage", serializers.PassageSerializer, selectors.passages,
+                     lambda passage: (passage.source.updated_at, passage.source.is_fiction), "pk", "id"),
         DocumentKind("citation", serializers.CitationSerializer, lambda mode: selectors.citations_with_targets(),
-                     "pk", "id", varies=False),
+                     lambda citation: (citation.updated_at, False), "pk", "id", varies=False),
     )
 }
 
@@ -112,27 +124,57 @@ def documents(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> lis
     return [found[tag] for tag in tags if tag in found]
 
 
-def _read(tags: list[str], variant: str) -> dict[str, str]:
-    """The stored documents among `tags` that are still valid, in one statement.
+def _current(columns: str, where: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Rows of the stored documents matching `where` that are still valid, in one statement.
 
     Written in SQL rather than composed by the ORM: composing the query cost
     more than running it, on every request of the API.
     """
-    if not tags:
-        return {}
     alias = router.db_for_read(StoredDocument)
     connection = connections[alias]
     documents = connection.ops.quote_name(StoredDocument._meta.db_table)
     versions = connection.ops.quote_name(DocumentVersion._meta.db_table)
     sql = (
-        f"SELECT d.tag, d.body FROM {documents} d "
+        f"SELECT {columns} FROM {documents} d "
         f"LEFT JOIN {versions} v ON v.tag = d.tag LEFT JOIN {versions} e ON e.tag = %s "
-        f"WHERE d.variant = %s AND d.tag IN ({', '.join(['%s'] * len(tags))}) "
+        f"WHERE {where} "
         "AND d.tag_version = COALESCE(v.version, 0) AND d.everything_version = COALESCE(e.version, 0)"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [EVERYTHING, variant, *tags])
-        return dict(cursor.fetchall())
+        cursor.execute(sql, [EVERYTHING, *params])
+        return list(cursor.fetchall())
+
+
+def _read(tags: list[str], variant: str) -> dict[str, str]:
+    """The stored documents among `tags` that are still valid."""
+    if not tags:
+        return {}
+    where = f"d.variant = %s AND d.tag IN ({', '.join(['%s'] * len(tags))})"
+    return {tag: body for tag, body in _current("d.tag, d.body", where, [variant, *tags])}
+
+
+@dataclass(frozen=True)
+class Detail:
+    """One record's current document in one variant, with what its answer needs besides the body."""
+
+    body: str
+    last_modified: int | None
+    fictional: bool
+
+
+def details(kind: DocumentKind, key: object) -> dict[str, Detail]:
+    """The current documents of one record by variant, read without reading the record itself.
+
+    A document is current only while no write has touched its record since
+    it was built (`archive.freshness`), so the record is still shown, and the
+    facts stored beside the document still hold.
+    """
+    rows = _current("d.variant, d.body, d.last_modified, d.fictional", "d.tag = %s", [kind.tag(key)])
+    return {variant: Detail(body, last_modified, bool(fictional)) for variant, body, last_modified, fictional in rows}
+
+
+def _timestamp(moment: dt.datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp())
 
 
 def build(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> dict[str, str]:
@@ -142,24 +184,51 @@ def build(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> dict[st
     versions = DocumentVersion.objects.versions([*(kind.tag(key) for key in keys), EVERYTHING])
     records = kind.select(mode.nested).filter(**{f"{kind.key_field}__in": list(keys)})
     data = kind.serializer(records, many=True, context={"request": _BuildingRequest()}).data
-    built = {kind.tag(document[kind.document_key]): _RENDERER.render(document).decode() for document in data}
-    _store(
-        [
-            StoredDocument(tag=tag, variant=variant, tag_version=versions.get(tag, 0),
-                           everything_version=versions[EVERYTHING], body=body)
-            for tag, body in sorted(built.items())
-        ]
-    )
-    return built
+    rows = []
+    # The serializer has read the records; iterating them again reads nothing.
+    for record, document in zip(records, data, strict=True):
+        tag = kind.tag(document[kind.document_key])
+        moment, fictional = kind.facts(record)
+        rows.append(StoredDocument(tag=tag, variant=variant, tag_version=versions.get(tag, 0),
+                                   everything_version=versions[EVERYTHING], body=_RENDERER.render(document).decode(),
+                                   last_modified=_timestamp(moment), fictional=fictional))
+    _store(sorted(rows, key=lambda row: row.tag))
+    return {row.tag: row.body for row in rows}
+
+
+_STORED_COLUMNS = ("tag", "variant", "tag_version", "everything_version", "body", "last_modified", "fictional")
+
+
+def _parameter_limit(connection: BaseDatabaseWrapper) -> int:
+    """Parameters one statement may carry: SQLite says its own (Django assumes 999), PostgreSQL takes 65,535."""
+    if connection.vendor == "sqlite":
+        return int(connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+    return 65535
 
 
 def _store(rows: list[StoredDocument]) -> None:
+    """Insert or replace `rows`: one statement for a page of 200 on either engine.
+
+    Written in SQL because `bulk_create` splits its rows at Django's fixed
+    limit for SQLite, and a page of 200 documents would cost more statements
+    than a page of 5. `ON CONFLICT … DO UPDATE` is the same on both engines.
+    """
+    alias = router.db_for_write(StoredDocument)
+    connection = connections[alias]
+    table = connection.ops.quote_name(StoredDocument._meta.db_table)
+    columns = ", ".join(_STORED_COLUMNS)
+    updates = ", ".join(f"{column} = excluded.{column}" for column in _STORED_COLUMNS[2:])
     try:
-        with transaction.atomic():
-            StoredDocument.objects.bulk_create(
-                rows, update_conflicts=True, unique_fields=["tag", "variant"],
-                update_fields=["tag_version", "everything_version", "body"],
-            )
+        with transaction.atomic(using=alias), connection.cursor() as cursor:
+            per_statement = max(1, _parameter_limit(connection) // len(_STORED_COLUMNS))
+            for start in range(0, len(rows), per_statement):
+                chunk = rows[start:start + per_statement]
+                values = ", ".join([f"({', '.join(['%s'] * len(_STORED_COLUMNS))})"] * len(chunk))
+                cursor.execute(
+                    f"INSERT INTO {table} ({columns}) VALUES {values} "
+                    f"ON CONFLICT (tag, variant) DO UPDATE SET {updates}",
+                    [getattr(row, column) for row in chunk for column in _STORED_COLUMNS],
+                )
     except DatabaseError:
         # A busy database (SQLite's single writer) costs the next reader a rebuild, never this answer.
         logger.warning("stored API documents were not saved", exc_info=True)

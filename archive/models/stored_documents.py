@@ -23,6 +23,10 @@ class StoredDocument(models.Model):
     tag_version = models.BigIntegerField()
     everything_version = models.BigIntegerField()
     body = models.TextField()
+    # What a detail needs besides its body, so that a current document answers without reading its record:
+    # the record's Last-Modified (a Unix time) and whether it is fiction (its default reading).
+    last_modified = models.BigIntegerField(null=True)
+    fictional = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tag", "variant"], name="stored_document_unique_tag_variant")]

@@ -35,9 +35,10 @@ from archive.models import (
     StoredDocument,
     Unit,
 )
+from archive.services import records, revisions
 from archive.services import review as curation
-from tests.api.world import World
-from tests.factories import approved, in_status, publish_change
+from tests.api.world import World, cite
+from tests.factories import approved, in_status, publish_change, reviewer_pair
 from tests.json_difference import first_difference
 
 pytestmark = pytest.mark.django_db
@@ -52,14 +53,18 @@ def _uncached(settings: Any) -> None:
     settings.API_STORED_DOCUMENTS = True
 
 
-def _answer(path: str, params: dict[str, Any], **extra: Any) -> tuple[int, bytes]:
+# The headers that describe the document: a stored answer must give the same as the serializers'.
+DOCUMENT_HEADERS = ("Content-Type", "ETag", "Last-Modified", "Vary")
+
+
+def _answer(path: str, params: dict[str, Any], **extra: Any) -> tuple[int, bytes, dict[str, str | None]]:
     cache.clear()  # the anonymous throttle counts there; these tests ask for thousands of documents
     response = Client().get(path, params, **extra)
-    return response.status_code, bytes(response.content)
+    return response.status_code, bytes(response.content), {name: response.get(name) for name in DOCUMENT_HEADERS}
 
 
 def _get(path: str, params: dict[str, Any], **extra: Any) -> bytes:
-    status, content = _answer(path, params, **extra)
+    status, content, _ = _answer(path, params, **extra)
     assert status == 200, (path, params, content[:300])
     return content
 
@@ -71,11 +76,12 @@ def assert_same_documents(path: str, params: dict[str, Any] | None = None) -> No
     read_back = _answer(path, params)
     with override_settings(API_STORED_DOCUMENTS=False):
         expected = _answer(path, params)
-    for status, answer in (built, read_back):
+    for status, answer, headers in (built, read_back):
         assert status == expected[0], (path, params, status, answer[:300])
         difference = first_difference(json.loads(answer), json.loads(expected[1]))
         assert difference is None, (path, params, difference)
         assert answer == expected[1], (path, params)
+        assert headers == expected[2], (path, params)
 
 
 def every_path(modes: tuple[dict[str, str], ...] = MODES, *, details: tuple[dict[str, str], ...] = MODES,
@@ -139,7 +145,7 @@ def test_a_write_rebuilds_the_documents_that_show_it_and_leaves_the_others(world
     assert_same_documents(tang)
     with CaptureQueriesContext(connection) as captured:
         _get(matsui, {})
-    assert len(captured) == 2  # its row and its document: not built again
+    assert len(captured) == 1  # its current document alone: not built again, its record not read
     assert StoredDocument.objects.get(tag="person:matsui-iwane", variant="exclude").tag_version == kept
 
 
@@ -168,15 +174,47 @@ def test_a_bulk_write_that_bumps_everything_rebuilds_every_document(world: World
     assert_same_documents(path)
 
 
-def test_an_answer_is_given_when_the_store_cannot_be_written(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise DatabaseError("database is locked")
+def test_an_answer_is_given_when_the_store_cannot_be_written(world: World) -> None:
+    table = StoredDocument._meta.db_table
 
-    monkeypatch.setattr(StoredDocument.objects, "bulk_create", refuse)
+    def refuse(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if sql.startswith(f"INSERT INTO {connection.ops.quote_name(table)}"):
+            raise DatabaseError("database is locked")
+        return execute(sql, params, many, context)
+
     with override_settings(API_STORED_DOCUMENTS=False):
         expected = _get(f"{BASE}/events/", {})
-    assert _get(f"{BASE}/events/", {}) == expected
+    with connection.execute_wrapper(refuse):
+        assert _get(f"{BASE}/events/", {}) == expected
     assert not StoredDocument.objects.exists()
+
+
+def test_a_detail_reads_the_variant_of_its_own_nature_whichever_was_stored_first(world: World) -> None:
+    """Without `fiction` a record is read in the mode of its nature, known from its document alone."""
+    novel = world.passage(world.novel, 1)
+    cite(novel, novel.text[:2], person=world.tang)  # approved, so that tang's two readings differ
+    assert Person.objects.get(slug="sun-baili").fictional and not Person.objects.get(slug="tang-shengzhi").fictional
+    for path in (f"{BASE}/persons/sun-baili/", f"{BASE}/persons/tang-shengzhi/", f"{BASE}/events/breakout/",
+                 f"{BASE}/passages/{novel.pk}/"):
+        included = _get(path, {"fiction": "include"})
+        excluded = _get(path, {"fiction": "exclude"})
+        assert included != excluded, path  # else the test could not tell the variants apart
+        for first in ("include", "exclude"):
+            StoredDocument.objects.all().delete()
+            _get(path, {"fiction": first})  # only this variant is stored
+            assert_same_documents(path)
+
+
+def test_a_deleted_record_is_not_served_from_its_document(world: World) -> None:
+    brief = approved(Person(slug="brief", name="短"))
+    path = f"{BASE}/persons/brief/"
+    _get(path, {})
+    assert StoredDocument.objects.filter(tag="person:brief").exists()
+    curator, reviewer = reviewer_pair()
+    revision = records.record_delete(record=brief, by=curator)
+    assert revision is not None and _answer(path, {})[0] == 200  # proposed, not yet reviewed: still published
+    revisions.approve_revision(revision=revision, by=reviewer)
+    assert _answer(path, {})[0] == 404
 
 
 def test_indented_json_is_rendered_by_the_serializers(world: World) -> None:
