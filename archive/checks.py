@@ -56,7 +56,7 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
 
     A directory that cannot be created or written would fail every API
     request; one that others may write to would let them plant the pickles
-    the cache loads.
+    Django's file cache loads.
     """
     try:
         store = caches["default"]
@@ -71,12 +71,12 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
             )
         ]
     location = settings.CACHES["default"].get("LOCATION", "")
-    on_disk = settings.CACHES["default"]["BACKEND"].endswith(("FileBasedCache", "DiskCache"))
-    if on_disk and os.path.isdir(location) and os.stat(location).st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    file_based = settings.CACHES["default"]["BACKEND"].endswith("FileBasedCache")
+    if file_based and os.path.isdir(location) and os.stat(location).st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return [
             Warning(
                 f"The cache directory {location} may be written by other users.",
-                hint="The cache loads pickles from it: make it writable by the archive's user only "
+                hint="Django's file cache loads pickles from it: make it writable by the archive's user only "
                 "(chmod 700).",
                 id="archive.W002",
             )

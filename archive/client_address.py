@@ -19,6 +19,8 @@ unset). So django-axes (``AXES_CLIENT_IP_CALLABLE``), the request log and
 from __future__ import annotations
 
 import ipaddress
+import math
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -53,12 +55,41 @@ def client_ip(request: HttpRequest) -> str | None:
 
 
 class ClientRateThrottle(AnonRateThrottle):
-    """DRF's anonymous rate (scope ``anon``), counted per ``client_ip``.
+    """DRF's anonymous rate (scope ``anon``), counted per ``client_ip`` by the generic cell rate algorithm.
 
-    The counts live in the default cache, which settings make a store shared
+    The state lives in the default cache, which settings make a store shared
     by every worker process (a directory on the host, or Redis), so the rate
     holds however many workers serve.
+
+    DRF's own throttle keeps the time of every request in the window and
+    writes them all back at each request: at the default 600 a minute, a
+    list of 600 numbers, pickled and written by every request of a busy
+    client, which cost more than the rest of a stored answer. The generic
+    cell rate algorithm (GCRA, as in redis-cell) keeps one number per
+    client: the moment its allowance will be whole again. The limit is the
+    same (N requests at once, and no more than N in any period), and a
+    request spent refills after period/N rather than after a whole period.
     """
 
     def get_ident(self, request: HttpRequest) -> str:
         return client_ip(request) or ""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        now = self.timer()
+        stored = self.cache.get(self.key)
+        # Anything but a number (another algorithm's state, or none) is a whole allowance.
+        full_at = stored if isinstance(stored, float) and stored > now else now
+        spent = full_at + self.duration / self.num_requests
+        if spent - now > self.duration:
+            self.wait_seconds = spent - now - self.duration
+            return False
+        self.cache.set(self.key, spent, math.ceil(spent - now))
+        return True
+
+    def wait(self) -> float | None:
+        return getattr(self, "wait_seconds", None)

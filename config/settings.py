@@ -216,11 +216,10 @@ DEFAULT_CACHE: dict = (
     {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     if REDIS_URL
     else {
-        # diskcache's SQLite files, in a directory private to the archive's user (archive/shared_cache.py).
-        "BACKEND": "archive.shared_cache.PrivateDiskCache",
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": CACHE_DIR,
-        # Least recently stored entries (one per client address seen in the throttle's window) go first.
-        "OPTIONS": {"size_limit": int(os.environ.get("CACHE_MAX_BYTES", str(64 * 1024 * 1024)))},
+        # One entry per client address seen within the throttle's window.
+        "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("CACHE_ENTRIES", "10000"))},
     }
 )
 CACHES = {

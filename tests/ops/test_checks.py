@@ -13,7 +13,7 @@ from archive.checks import check_shared_cache
 def _file_cache(settings: Any, location: Path) -> None:
     settings.CACHES = {
         **settings.CACHES,
-        "default": {"BACKEND": "archive.shared_cache.PrivateDiskCache", "LOCATION": str(location)},
+        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(location)},
     }
 
 

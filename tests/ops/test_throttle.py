@@ -107,3 +107,44 @@ def test_a_second_process_continues_the_count_of_the_first(tmp_path: Path) -> No
 
     # Two workers, two requests each, one client: the rate of three holds across them.
     assert worker() + worker() == [200, 200, 200, 429]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_allowance_refills_one_request_per_period_divided_by_the_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three a minute: three at once, then one every twenty seconds; a whole minute's rest refills all three."""
+    clock = _Clock()
+    monkeypatch.setattr(ClientRateThrottle, "timer", clock)
+    request = Request(RequestFactory().get(API, REMOTE_ADDR="192.0.2.7"))
+
+    def allowed() -> bool:
+        return ClientRateThrottle().allow_request(request, None)
+
+    assert [allowed() for _ in range(4)] == [True, True, True, False]
+    refused = ClientRateThrottle()
+    assert not refused.allow_request(request, None)
+    assert refused.wait() == pytest.approx(20.0)
+    clock.now += 19.9
+    assert not allowed()
+    clock.now += 0.2
+    assert [allowed(), allowed()] == [True, False]
+    clock.now += 60
+    assert [allowed() for _ in range(4)] == [True, True, True, False]
+    # Another client's allowance is its own.
+    other = Request(RequestFactory().get(API, REMOTE_ADDR="192.0.2.8"))
+    assert ClientRateThrottle().allow_request(other, None)
+
+
+def test_a_refused_request_says_when_to_come_back() -> None:
+    client = Client()
+    statuses = [client.get(API).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    refused = client.get(API)
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 20
