@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from django.db.models import Max, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.utils.cache import get_conditional_response, patch_vary_headers
@@ -204,9 +204,12 @@ class ArchiveViewMixin(_ViewSetBase):
         return conditional or response
 
     def note_last_modified(self, queryset: QuerySet | None = None, *values: dt.datetime | None) -> None:
+        """Last-Modified: the latest of `values` and of the records of `queryset`, also counted for the pager."""
         moments = [*values]
         if queryset is not None:
-            moments.append(queryset.order_by().aggregate(latest=Max("updated_at"))["latest"])
+            totals = queryset.order_by().aggregate(latest=Max("updated_at"), count=Count("pk"))
+            moments.append(totals["latest"])
+            self.paginator.known_count = totals["count"]
         stamps = [_timestamp(moment) for moment in moments if moment is not None]
         self.last_modified = max(stamps) if stamps else None
 
