@@ -75,18 +75,17 @@ class ClientRateThrottle(AnonRateThrottle):
         return client_ip(request) or ""
 
     def allow_request(self, request: Any, view: Any) -> bool:
-        if self.rate is None:
-            return True
+        requests, period = self.parse_rate(self.rate)
         self.key = self.get_cache_key(request, view)
-        if self.key is None:
+        if requests is None or period is None or self.key is None:
             return True
         now = self.timer()
         stored = self.cache.get(self.key)
         # Anything but a number (another algorithm's state, or none) is a whole allowance.
         full_at = stored if isinstance(stored, float) and stored > now else now
-        spent = full_at + self.duration / self.num_requests
-        if spent - now > self.duration:
-            self.wait_seconds = spent - now - self.duration
+        spent = full_at + period / requests
+        if spent - now > period:
+            self.wait_seconds = spent - now - period
             return False
         self.cache.set(self.key, spent, math.ceil(spent - now))
         return True
