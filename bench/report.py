@@ -80,8 +80,11 @@ LIMITS = [
      "in one statement (`archive/api/stored.py`), so no model instance is built for the events or what they nest; "
      "what is left is the fixed cost of Django, DRF and the throttle per request and the size of the answer. The "
      "baseline builds the whole document in PostgreSQL in one statement."),
-    ("API person detail, response cache off", "as above for one document: the record's row and its stored "
-     "document, two indexed reads; the fixed cost of the stack beside the baseline's single statement."),
+    ("API person detail, response cache off", "as above for one document: one statement reads its stored "
+     "document with the facts its answer needs (its Last-Modified, whether it is fiction), without reading the "
+     "record; the fixed cost of the stack beside the baseline's single statement. The throttle writes one number "
+     "per request into the file cache (GCRA), and under this load from one address every worker writes the same "
+     "key."),
     ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
      "(middleware, throttling, one query for the versions of the documents it shows: its time in one process "
      "is below), so "
@@ -97,8 +100,9 @@ LIMITS = [
      "through a dozen joins, where the baseline looks each citation up in the visible records of each kind, read "
      "once into a hash."),
     ("API * detail, response cache off", "the details of the other kinds, with a quarter of the requests each: "
-     "the record's row and its stored document, and the fixed cost of Django, DRF and the throttle, beside the "
-     "baseline's single statement, which for the smallest documents (a source, a passage) is a lookup by key."),
+     "one statement for its stored document, and the fixed cost of gunicorn, Django, DRF and the throttle, beside "
+     "the baseline's single statement, which for the smallest documents (a source, a passage, a citation) is a "
+     "lookup by key answered about as fast as gunicorn answers anything."),
     ("API * page (page_size=50):", "as served, the pages of the other kinds are answered from the response "
      "cache after a warm-up of eight requests per worker and path (within half the endpoint's time budget): the "
      "limits of the cached page of events bound them."),

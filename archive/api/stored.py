@@ -173,6 +173,27 @@ def details(kind: DocumentKind, key: object) -> dict[str, Detail]:
     return {variant: Detail(body, last_modified, bool(fictional)) for variant, body, last_modified, fictional in rows}
 
 
+def prune() -> int:
+    """Delete the stored documents that can no longer be read; answer how many.
+
+    A document whose tag or `*` has moved on is never served again: its
+    record was changed (and its readers store a new one under the same key),
+    deleted or renamed. Only those rows are removed, so readers lose nothing.
+    """
+    alias = router.db_for_write(StoredDocument)
+    connection = connections[alias]
+    documents = connection.ops.quote_name(StoredDocument._meta.db_table)
+    versions = connection.ops.quote_name(DocumentVersion._meta.db_table)
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {documents} WHERE id IN (SELECT d.id FROM {documents} d "
+            f"LEFT JOIN {versions} v ON v.tag = d.tag LEFT JOIN {versions} e ON e.tag = %s "
+            "WHERE d.tag_version <> COALESCE(v.version, 0) OR d.everything_version <> COALESCE(e.version, 0))",
+            [EVERYTHING],
+        )
+        return int(cursor.rowcount)
+
+
 def _timestamp(moment: dt.datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp())
 

@@ -165,6 +165,26 @@ def test_a_published_record_brings_its_citations_into_the_passages_that_hold_the
     assert_same_documents(path)
 
 
+def test_pruning_removes_only_the_documents_that_can_no_longer_be_read(world: World) -> None:
+    brief = approved(Person(slug="brief", name="短"))
+    for slug in ("brief", "tang-shengzhi", "matsui-iwane"):
+        _get(f"{BASE}/persons/{slug}/", {})
+    curator, reviewer = reviewer_pair()
+    revision = records.record_delete(record=brief, by=curator)
+    assert revision is not None
+    revisions.approve_revision(revision=revision, by=reviewer)
+    kept = set(StoredDocument.objects.exclude(tag="person:brief").values_list("tag", "variant"))
+    assert stored.prune() == 1
+    assert set(StoredDocument.objects.values_list("tag", "variant")) == kept
+    for slug in ("tang-shengzhi", "matsui-iwane"):  # still current: read without building
+        with CaptureQueriesContext(connection) as captured:
+            _get(f"{BASE}/persons/{slug}/", {})
+        assert len(captured) == 1
+    DocumentVersion.objects.bump_everything()
+    assert stored.prune() == len(kept)
+    assert not StoredDocument.objects.exists()
+
+
 def test_a_bulk_write_that_bumps_everything_rebuilds_every_document(world: World) -> None:
     path = f"{BASE}/events/"
     _get(path, {})

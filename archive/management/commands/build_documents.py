@@ -1,7 +1,9 @@
 """Build the API's stored documents of a whole archive (`archive.api.stored`).
 
 A document is built on its first read anyway; after a bulk load, building
-them all at once spares the first readers of each record that cost.
+them all at once spares the first readers of each record that cost. The
+documents that can no longer be read (of records changed, deleted or
+renamed since) are deleted first.
 """
 
 from __future__ import annotations
@@ -35,5 +37,6 @@ class Command(BaseCommand):
         def report(what: str, count: int) -> None:
             self.stdout.write(f"{what}: {count} documents")
 
+        self.stdout.write(f"Removed {stored.prune()} documents that can no longer be read.")
         count = stored.build_every(options["kind"] or RECORDS, modes, batch=options["batch"], progress=report)
         self.stdout.write(f"Built {count} documents in {time.perf_counter() - started:.1f} s.")
