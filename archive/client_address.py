@@ -66,9 +66,10 @@ class ClientRateThrottle(AnonRateThrottle):
     list of 600 numbers, pickled and written by every request of a busy
     client, which cost more than the rest of a stored answer. The generic
     cell rate algorithm (GCRA, as in redis-cell) keeps one number per
-    client: the moment its allowance will be whole again. The limit is the
-    same (N requests at once, and no more than N in any period), and a
-    request spent refills after period/N rather than after a whole period.
+    client: the moment its allowance will be whole again. A client may send
+    N requests at once, and then one every period/N: its sustained rate is N
+    per period, as before, but in the period after a rest it may reach
+    nearly 2N, where DRF's log allowed N in any period.
     """
 
     def get_ident(self, request: HttpRequest) -> str:
