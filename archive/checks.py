@@ -18,6 +18,7 @@ from django.core.cache import caches
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.db import DatabaseError, connections, router
 
+from archive.client_address import throttle_table
 from archive.demo_accounts import accounts_with_demo_password
 
 
@@ -52,7 +53,7 @@ def check_demo_accounts(app_configs: Any = None, **kwargs: Any) -> list[CheckMes
 
 @register(Tags.caches, deploy=True)
 def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
-    """The default cache holds the API throttle's counts: every worker must be able to write it.
+    """The API throttle counts in the default cache or the host's table: every worker must be able to write it.
 
     A directory that cannot be created or written would fail every API
     request; one that others may write to would let them plant the pickles
@@ -62,10 +63,14 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
         store = caches["default"]
         store.set("archive:deploy-check", 1, 5)
         store.delete("archive:deploy-check")
+        table = throttle_table()
+        if table is not None:
+            table.update("archive:deploy-check", lambda moment: None)  # opens it, creating it at its size
     except Exception as error:  # any backend, any failure: the check reports, never raises
         return [
             Error(
-                f"The default cache (the API throttle's counts) cannot be written ({type(error).__name__}).",
+                f"The API throttle's store (the default cache, THROTTLE_TABLE) cannot be written "
+                f"({type(error).__name__}).",
                 hint="Set CACHE_DIR to a directory the archive's user can write, or REDIS_URL to a reachable Redis.",
                 id="archive.E002",
             )

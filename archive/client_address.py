@@ -23,8 +23,11 @@ import math
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import caches
 from django.http import HttpRequest
 from rest_framework.throttling import AnonRateThrottle
+
+from archive.rate_table import RateTable
 
 
 def _is_address(value: str) -> bool:
@@ -54,12 +57,27 @@ def client_ip(request: HttpRequest) -> str | None:
     return chosen if _is_address(chosen) else remote
 
 
+def throttle_table() -> RateTable | None:
+    """The host's table of throttle moments (`THROTTLE_TABLE`), or None when the default cache keeps them."""
+    path = getattr(settings, "THROTTLE_TABLE", None)
+    if not path:
+        return None
+    table = _tables.get(path)
+    if table is None:
+        table = _tables[path] = RateTable(path, secret=settings.SECRET_KEY.encode())
+    return table
+
+
+_tables: dict[str, RateTable] = {}
+
+
 class ClientRateThrottle(AnonRateThrottle):
     """DRF's anonymous rate (scope ``anon``), counted per ``client_ip`` by the generic cell rate algorithm.
 
-    The state lives in the default cache, which settings make a store shared
-    by every worker process (a directory on the host, or Redis), so the rate
-    holds however many workers serve.
+    The state is one store for every worker process: the host's rate table
+    (`archive.rate_table`, a file in CACHE_DIR), or, where REDIS_URL is set,
+    the default cache, which every host then shares. So the rate holds
+    however many workers serve.
 
     DRF's own throttle keeps the time of every request in the window and
     writes them all back at each request: at the default 600 a minute, a
@@ -81,15 +99,33 @@ class ClientRateThrottle(AnonRateThrottle):
         if requests is None or period is None or self.key is None:
             return True
         now = self.timer()
+
+        def spend(full_at: float | None) -> float | None:
+            """The moment the allowance is whole again after this request; None when nothing is left."""
+            spent = max(full_at or now, now) + period / requests
+            if spent - now > period:
+                self.wait_seconds = spent - now - period
+                return None
+            return spent
+
+        table = throttle_table()
+        if table is not None:
+            return table.update(self.key, spend) is not None
         stored = self.cache.get(self.key)
         # Anything but a number (another algorithm's state, or none) is a whole allowance.
-        full_at = stored if isinstance(stored, float) and stored > now else now
-        spent = full_at + period / requests
-        if spent - now > period:
-            self.wait_seconds = spent - now - period
+        spent = spend(stored if isinstance(stored, float) else None)
+        if spent is None:
             return False
         self.cache.set(self.key, spent, math.ceil(spent - now))
         return True
 
     def wait(self) -> float | None:
         return getattr(self, "wait_seconds", None)
+
+
+def forget_all_clients() -> None:
+    """Start every client's allowance again (the tests' clean slate)."""
+    table = throttle_table()
+    if table is not None:
+        table.clear()
+    caches["default"].clear()

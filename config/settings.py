@@ -201,17 +201,20 @@ API_CACHE_SECONDS = int(os.environ.get("API_CACHE_SECONDS", "600"))
 API_STORED_DOCUMENTS = os.environ.get("API_STORED_DOCUMENTS", "1") != "0"
 # Ceiling of the pages one process holds, in bytes, whatever clients ask for (docs/security.md).
 API_CACHE_MAX_BYTES = int(os.environ.get("API_CACHE_MAX_BYTES", str(32 * 1024 * 1024)))
-# The default cache holds the API throttle's counts, so it must be one store for
-# every worker: Redis where REDIS_URL is set (needs the `redis` package), else a
-# directory of this host (CACHE_DIR) that all its workers share. Not a database
-# table: a write there on every request would change the data's generation and
-# empty the response cache below. The default directory is one per DATABASE_URL,
-# so two checkouts or test runs on other databases never count together.
+# The API throttle's counts must be one store for every worker: the default cache
+# in Redis where REDIS_URL is set (needs the `redis` package), which every host
+# shares; else a table in a file of this host's CACHE_DIR that all its workers
+# map. Not a database table: a write there on every request would change the
+# data's generation and empty the response cache below. The default directory is
+# one per DATABASE_URL, so two checkouts or test runs on other databases never
+# count together.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 _DATABASE_ID = "|".join(str(DATABASES["default"].get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
 CACHE_DIR = os.environ.get("CACHE_DIR") or str(
     BASE_DIR / ".cache" / hashlib.sha256(_DATABASE_ID.encode()).hexdigest()[:16]
 )
+# archive/rate_table.py; empty with Redis.
+THROTTLE_TABLE = "" if REDIS_URL else os.path.join(CACHE_DIR, "throttle.table")
 DEFAULT_CACHE: dict = (
     {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     if REDIS_URL

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
 from django.test.utils import override_settings
 
+from archive.client_address import forget_all_clients
 from tests.api.world import World, build_world
 
 FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -25,8 +25,8 @@ FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 @pytest.fixture(autouse=True)
 def _fresh_throttle() -> None:
-    # The anonymous rate is counted in the cache; each test starts with a clean count.
-    cache.clear()
+    # The anonymous rate is counted across tests; each test starts with a clean count.
+    forget_all_clients()
 
 
 @pytest.fixture(scope="module")

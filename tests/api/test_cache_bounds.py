@@ -18,6 +18,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 from archive.api.bounded_cache import BoundedMemoryCache, entry_size
+from archive.client_address import forget_all_clients
 from archive.dating import NANJING
 from archive.models import Event, Person
 from tests.factories import approved
@@ -34,7 +35,7 @@ def _small_cache(settings: Any) -> Iterator[BoundedMemoryCache]:
     from archive.roles import ensure_groups
 
     ensure_groups(Group, Permission)  # a transactional test starts without the groups the migration made
-    caches["default"].clear()
+    forget_all_clients()
     api = {
         "BACKEND": "archive.api.bounded_cache.BoundedMemoryCache",
         "LOCATION": "api-bounds-test",

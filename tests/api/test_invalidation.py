@@ -14,6 +14,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from archive.api.caching import HIT_HEADER
+from archive.client_address import forget_all_clients
 from archive.models import DocumentVersion, Event, Participation, Person, StoredDocument
 from tests.factories import approved, publish_change
 
@@ -28,7 +29,7 @@ def _empty_cache() -> None:
 
     ensure_groups(Group, Permission)
     caches["api"].clear()
-    caches["default"].clear()
+    forget_all_clients()
 
 
 def _get(path: str) -> Any:

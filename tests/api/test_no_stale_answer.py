@@ -17,6 +17,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 from archive.api.caching import HIT_HEADER
+from archive.client_address import forget_all_clients
 from archive.models import PersonName
 from tests.api.world import World, build_world, cite
 from tests.factories import publish_change
@@ -32,7 +33,7 @@ def _empty_cache() -> None:
 
     ensure_groups(Group, Permission)
     caches["api"].clear()
-    caches["default"].clear()
+    forget_all_clients()
 
 
 def _paths(world: World) -> list[str]:

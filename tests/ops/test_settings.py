@@ -41,6 +41,7 @@ print(json.dumps({
     "NUM_PROXIES": s.REST_FRAMEWORK["NUM_PROXIES"],
     "THROTTLE_CLASSES": s.REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"],
     "CACHE": s.CACHES["default"],
+    "THROTTLE_TABLE": s.THROTTLE_TABLE,
     "AUTHENTICATION_BACKENDS": s.AUTHENTICATION_BACKENDS,
     "DEMO_PASSWORD": s.DEMO_PASSWORD,
     "LOG_FORMAT": s.LOG_FORMAT,
@@ -178,14 +179,18 @@ def test_sqlite_takes_its_write_lock_at_the_start_of_a_transaction() -> None:
 
 
 def test_the_throttle_counts_in_a_store_every_worker_shares(tmp_path: Path) -> None:
-    files = _settings(**PRODUCTION, CACHE_DIR=str(tmp_path))["CACHE"]
+    on_this_host = _settings(**PRODUCTION, CACHE_DIR=str(tmp_path))
+    assert on_this_host["THROTTLE_TABLE"] == str(tmp_path / "throttle.table")
+    files = on_this_host["CACHE"]
     assert files["BACKEND"] == "django.core.cache.backends.filebased.FileBasedCache"
     assert files["LOCATION"] == str(tmp_path)
     # Without CACHE_DIR: one directory per database, so that other databases never count together.
     first = _settings(**PRODUCTION, DATABASE_URL="sqlite:////tmp/one.sqlite3")["CACHE"]["LOCATION"]
     second = _settings(**PRODUCTION, DATABASE_URL="sqlite:////tmp/two.sqlite3")["CACHE"]["LOCATION"]
     assert first != second and Path(first).parent == ROOT / ".cache"
-    redis = _settings(**PRODUCTION, REDIS_URL="redis://cache.example.org:6379/0")["CACHE"]
+    with_redis = _settings(**PRODUCTION, REDIS_URL="redis://cache.example.org:6379/0")
+    assert with_redis["THROTTLE_TABLE"] == ""  # every host counts in Redis together
+    redis = with_redis["CACHE"]
     assert redis == {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://cache.example.org:6379/0"}
 
 

@@ -18,11 +18,10 @@ from typing import Any
 
 import pytest
 from axes.helpers import get_client_ip_address
-from django.core.cache import cache
 from django.test import Client, RequestFactory
 from rest_framework.request import Request
 
-from archive.client_address import ClientRateThrottle, client_ip
+from archive.client_address import ClientRateThrottle, client_ip, forget_all_clients
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +31,7 @@ API = "/api/v1/"
 
 @pytest.fixture(autouse=True)
 def _three_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
-    cache.clear()
+    forget_all_clients()
     monkeypatch.setattr(ClientRateThrottle, "THROTTLE_RATES", {"anon": "3/minute"})
 
 
@@ -117,8 +116,15 @@ class _Clock:
         return self.now
 
 
-def test_the_allowance_refills_one_request_per_period_divided_by_the_rate(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three a minute: three at once, then one every twenty seconds; a whole minute's rest refills all three."""
+@pytest.mark.parametrize("store", ["table", "cache"])
+def test_the_allowance_refills_one_request_per_period_divided_by_the_rate(
+    store: str, monkeypatch: pytest.MonkeyPatch, settings: Any, tmp_path: Path
+) -> None:
+    """Three a minute: three at once, then one every twenty seconds; a whole minute's rest refills all three.
+
+    The same in the host's table and in the default cache (where Redis keeps it).
+    """
+    settings.THROTTLE_TABLE = str(tmp_path / "throttle.table") if store == "table" else ""
     clock = _Clock()
     monkeypatch.setattr(ClientRateThrottle, "timer", clock)
     request = Request(RequestFactory().get(API, REMOTE_ADDR="192.0.2.7"))
