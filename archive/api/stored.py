@@ -124,24 +124,28 @@ def documents(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> lis
     return [found[tag] for tag in tags if tag in found]
 
 
+def _tables(connection: BaseDatabaseWrapper) -> tuple[str, str]:
+    """The stored documents joined with the versions of their tag and of `*` (one `%s` names `*`)."""
+    documents = connection.ops.quote_name(StoredDocument._meta.db_table)
+    versions = connection.ops.quote_name(DocumentVersion._meta.db_table)
+    joined = f"{documents} d LEFT JOIN {versions} v ON v.tag = d.tag LEFT JOIN {versions} e ON e.tag = %s"
+    return documents, joined
+
+
+# A document is current while neither its tag nor `*` has moved since it was built (`archive.freshness`).
+_IS_CURRENT = "d.tag_version = COALESCE(v.version, 0) AND d.everything_version = COALESCE(e.version, 0)"
+
+
 def _current(columns: str, where: str, params: list[Any]) -> list[tuple[Any, ...]]:
     """Rows of the stored documents matching `where` that are still valid, in one statement.
 
     Written in SQL rather than composed by the ORM: composing the query cost
     more than running it, on every request of the API.
     """
-    alias = router.db_for_read(StoredDocument)
-    connection = connections[alias]
-    documents = connection.ops.quote_name(StoredDocument._meta.db_table)
-    versions = connection.ops.quote_name(DocumentVersion._meta.db_table)
-    sql = (
-        f"SELECT {columns} FROM {documents} d "
-        f"LEFT JOIN {versions} v ON v.tag = d.tag LEFT JOIN {versions} e ON e.tag = %s "
-        f"WHERE {where} "
-        "AND d.tag_version = COALESCE(v.version, 0) AND d.everything_version = COALESCE(e.version, 0)"
-    )
+    connection = connections[router.db_for_read(StoredDocument)]
+    _, joined = _tables(connection)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [EVERYTHING, *params])
+        cursor.execute(f"SELECT {columns} FROM {joined} WHERE {where} AND {_IS_CURRENT}", [EVERYTHING, *params])
         return list(cursor.fetchall())
 
 
@@ -182,13 +186,10 @@ def prune() -> int:
     """
     alias = router.db_for_write(StoredDocument)
     connection = connections[alias]
-    documents = connection.ops.quote_name(StoredDocument._meta.db_table)
-    versions = connection.ops.quote_name(DocumentVersion._meta.db_table)
+    documents, joined = _tables(connection)
     with transaction.atomic(using=alias), connection.cursor() as cursor:
         cursor.execute(
-            f"DELETE FROM {documents} WHERE id IN (SELECT d.id FROM {documents} d "
-            f"LEFT JOIN {versions} v ON v.tag = d.tag LEFT JOIN {versions} e ON e.tag = %s "
-            "WHERE d.tag_version <> COALESCE(v.version, 0) OR d.everything_version <> COALESCE(e.version, 0))",
+            f"DELETE FROM {documents} WHERE id IN (SELECT d.id FROM {joined} WHERE NOT ({_IS_CURRENT}))",
             [EVERYTHING],
         )
         return int(cursor.rowcount)
