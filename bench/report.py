@@ -82,9 +82,9 @@ LIMITS = [
      "baseline builds the whole document in PostgreSQL in one statement."),
     ("API person detail, response cache off", "as above for one document: one statement reads its stored "
      "document with the facts its answer needs (its Last-Modified, whether it is fiction), without reading the "
-     "record; the fixed cost of the stack beside the baseline's single statement. The throttle writes one number "
-     "per request into the file cache (GCRA), and under this load from one address every worker writes the same "
-     "key."),
+     "record; the fixed cost of the stack beside the baseline's single statement. The throttle rewrites one number "
+     "per request in a table every worker maps (`archive/rate_table.py`); under this load from one address every "
+     "worker writes the same slot."),
     ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
      "(middleware, throttling, one query for the versions of the documents it shows: its time in one process "
      "is below), so "

@@ -51,12 +51,10 @@ def gunicorn(app: str, url: str, workers: int, log: Path, extra: dict[str, str] 
         # Plain HTTP on the loopback: without DEBUG, settings would redirect every request to HTTPS.
         "SECURE_SSL_REDIRECT": "0",
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        # Each server counts its throttle in a store of its own, at a rate the load never reaches: the
-        # warm-up and the measured requests together pass 600 a minute from one address, and a 429 is
-        # neither a latency of the API nor may it spill into the in-process figures that follow. The window
-        # is a second: DRF's throttle stores one timestamp per request in its window and writes them all at
-        # every request, so a minute of this load (tens of thousands) would cost each request far more than
-        # a real client's history at the served rate (at most 600).
+        # Each server counts its throttle in a store of its own (CACHE_DIR), at a rate the load never
+        # reaches: the warm-up and the measured requests together pass 600 a minute from one address, and
+        # a 429 is neither a latency of the API nor may it spill into the in-process figures that follow.
+        # The throttle still counts every request, as at the served rate.
         "API_ANON_RATE": "100000000/second",
         "CACHE_DIR": str(log.parent / f"cache-{port}"),
         **(extra or {}),
