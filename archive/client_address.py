@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -62,13 +63,15 @@ def throttle_table() -> RateTable | None:
     path = getattr(settings, "THROTTLE_TABLE", None)
     if not path:
         return None
-    table = _tables.get(path)
-    if table is None:
-        table = _tables[path] = RateTable(path, secret=settings.SECRET_KEY.encode())
+    with _tables_lock:  # one table object per path, whose lock the threads of a worker share
+        table = _tables.get(path)
+        if table is None:
+            table = _tables[path] = RateTable(path, secret=settings.SECRET_KEY.encode())
     return table
 
 
 _tables: dict[str, RateTable] = {}
+_tables_lock = threading.Lock()
 
 
 class ClientRateThrottle(AnonRateThrottle):
