@@ -3,9 +3,9 @@
 The API throttle (`archive.client_address.ClientRateThrottle`) reads and
 writes one moment per client at every request. In Django's file cache that
 write is a new file, a rename and a listing of the whole directory; with
-several workers on one host they queue on that directory, and the throttle
-cost more than the rest of a stored answer. Here the same write is eight
-bytes in a page of memory the workers share, under a lock on its bucket.
+several workers on one host they queue on that directory: under load, a
+fifth of a stored detail's time. Here the same write is sixteen bytes in a
+page of memory the workers share, under a lock on its bucket.
 
 Layout: `buckets` buckets of `WAYS` slots; a slot is a client's fingerprint
 (a keyed hash of its key, 8 bytes, 0 for an empty slot) and its moment (a
