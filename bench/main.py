@@ -62,6 +62,7 @@ from bench.stages.api_in_process import api_breakdown_figures  # noqa: E402
 from bench.stages.api_mixed import mixed_figures  # noqa: E402
 from bench.stages.documents import build_documents  # noqa: E402
 from bench.stages.first_request import first_request_figures  # noqa: E402
+from bench.stages.floor import floor_figures  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
 from bench.stages.queries import api_query_figures  # noqa: E402
@@ -128,6 +129,7 @@ def measure(run: Run, url: str) -> None:
             build_documents(run)
         with tempfile.TemporaryDirectory(prefix="archive-bench-") as logs, stage(run, "API", [("API", "ms", "lower")]):
             api_figures(run, url, Path(logs))
+            floor_figures(run, url, Path(logs))
         with in_process(), stage(run, "API in one process", [("API in one process", "ms", "lower")]):
             api_breakdown_figures(run, url)
         with (

@@ -107,6 +107,13 @@ LIMITS = [
      "cache after a warm-up of eight requests per worker and path (within half the endpoint's time budget): the "
      "limits of the cached page of events bound them."),
     ("API * detail:", "as served, the details of the other kinds: the limits of the cached person details."),
+    ("API stack floor", "the part of every API answer that no read path can save, measured apart "
+     "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, sessions, "
+     "locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its "
+     "content negotiation, the throttle and rendering; neither view reads the database. A stored detail adds "
+     "one statement for its document, Django's health check of the persistent connection (one more round trip "
+     "to PostgreSQL), the check of its parameters and its ETag and Last-Modified; the baseline's tiny app pays "
+     "none of the stack."),
     ("API with curators writing", "a curator publishes a change of a random event each second (a revision "
      "approved at once, through the services the admin calls); each change invalidates that event, the "
      "event lists and the records that nest it, and rebuilds their stored documents once it commits, so the "

@@ -58,6 +58,14 @@ def _pages(kind: str, total: int, numbers: tuple[int, ...] = (1, 2, 10)) -> list
     return [f"/api/v1/{kind}/?{PAGE}" + (f"&page={n}" if n > 1 else "") for n in shown]
 
 
+def source_detail_paths() -> list[str]:
+    """Sources spread over the alphabet of their slugs."""
+    from archive.models import Source
+
+    sources = _spread(Source.objects.approved().order_by("slug").values_list("slug", flat=True), DETAILS)
+    return [f"/api/v1/sources/{slug}/" for slug in sources]
+
+
 def endpoints() -> list[Endpoint]:
     """Every endpoint measured, the main two first."""
     from django.db.models import Count
@@ -90,8 +98,7 @@ def endpoints() -> list[Endpoint]:
     ))
     for kind, model in (("unit", Unit), ("location", Location), ("event", Event)):
         found.append(Endpoint(f"{kind} detail", [f"/api/v1/{kind}s/{slug}/" for slug in _most_cited(model, DETAILS)]))
-    sources = _spread(Source.objects.approved().order_by("slug").values_list("slug", flat=True), DETAILS)
-    found.append(Endpoint("source detail", [f"/api/v1/sources/{slug}/" for slug in sources]))
+    found.append(Endpoint("source detail", source_detail_paths()))
     cited = selectors.citations().order_by("id").values_list("id", flat=True)
     found.append(Endpoint("citation detail", [f"/api/v1/citations/{pk}/" for pk in _spread(cited, DETAILS)]))
     # Passages that carry citations: a passage's page is read for its evidence.
