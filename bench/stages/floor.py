@@ -29,7 +29,8 @@ def floor_figures(run: Run, url: str, log_dir: Path) -> None:
     workers, concurrency = run.args.workers, run.args.concurrency
     count = max(concurrency, run.args.requests // 4)
     details = source_detail_paths()
-    extra = {"DJANGO_SETTINGS_MODULE": "bench.floor_settings", "API_CACHE_SECONDS": "0"}
+    # No search is asked for: reading the search's snapshot at a million passages would only load the 2 cores.
+    extra = {"DJANGO_SETTINGS_MODULE": "bench.floor_settings", "API_CACHE_SECONDS": "0", "WARM_SEARCH": "0"}
     baseline_app = "bench.baseline_app:application"
     with (
         gunicorn(baseline_app, url, workers, log_dir / "gunicorn-floor-baseline.log") as baseline_port,
