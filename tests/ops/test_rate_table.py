@@ -18,8 +18,7 @@ def _count(table: RateTable, key: str, times: int) -> None:
         table.update(key, lambda moment: (moment or 0.0) + 1)
 
 
-def _count_in_threads(path: str, key: str, times: int) -> None:
-    table = RateTable(path, secret=SECRET, buckets=4)
+def _count_in_threads(table: RateTable, key: str, times: int) -> None:
     threads = [threading.Thread(target=_count, args=(table, key, times)) for _ in range(2)]
     for thread in threads:
         thread.start()
@@ -40,11 +39,10 @@ def test_a_moment_is_stored_and_read_back_and_none_leaves_it(tmp_path: Path) -> 
 
 
 def test_processes_and_threads_updating_one_key_lose_no_update(tmp_path: Path) -> None:
-    path = str(tmp_path / "t")
-    parent = RateTable(path, secret=SECRET, buckets=4)
-    parent.update("busy", lambda moment: 0.0)  # mapped before the fork: each child must open its own
+    parent = RateTable(tmp_path / "t", secret=SECRET, buckets=4)
+    parent.update("busy", lambda moment: 0.0)  # mapped before the fork, as a worker inherits it
     context = multiprocessing.get_context("fork")
-    children = [context.Process(target=_count_in_threads, args=(path, "busy", 300)) for _ in range(3)]
+    children = [context.Process(target=_count_in_threads, args=(parent, "busy", 300)) for _ in range(3)]
     for child in children:
         child.start()
     _count(parent, "busy", 300)
