@@ -57,7 +57,7 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
 
     A directory that cannot be created or written would fail every API
     request; one that others may write to would let them plant the pickles
-    Django's file cache loads.
+    Django's file cache loads, or rewrite the throttle's table.
     """
     try:
         store = caches["default"]

@@ -221,7 +221,7 @@ DEFAULT_CACHE: dict = (
     else {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": CACHE_DIR,
-        # One entry per client address seen within the throttle's window.
+        # Django's default cache; the throttle counts in THROTTLE_TABLE beside it.
         "OPTIONS": {"MAX_ENTRIES": int(os.environ.get("CACHE_ENTRIES", "10000"))},
     }
 )
