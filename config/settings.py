@@ -118,13 +118,25 @@ TEMPLATES = [
 # connections persist (CONN_MAX_AGE, default 60 s) and are checked before reuse.
 CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "0" if DEBUG else "60"))
 DB_CONNECT_TIMEOUT = int(os.environ.get("DB_CONNECT_TIMEOUT", "5"))
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+POSTGRESQL_ENGINE = "archive.db.postgresql"
 
 
 def _database(url: str, connect_timeout: int) -> dict[str, Any]:
     config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True))
     if config["ENGINE"] == "django.db.backends.postgresql":
+        # Django's backend, with a health check that reads the socket instead of asking the server.
+        config["ENGINE"] = POSTGRESQL_ENGINE
+        options = config.setdefault("OPTIONS", {})
         # A server that does not answer must not hang a worker.
-        config.setdefault("OPTIONS", {}).setdefault("connect_timeout", connect_timeout)
+        options.setdefault("connect_timeout", connect_timeout)
+        if DB_PREPARED_STATEMENTS:
+            # Parameters bound by the server, and a statement run five times on a connection is
+            # prepared: PostgreSQL then stops planning it again on every request, which cost more
+            # than running the API's small statements. Off for a pooler that cannot keep prepared
+            # statements (PgBouncer before 1.21 in transaction mode), see docs/operations.md.
+            options.setdefault("server_side_binding", True)
+            options.setdefault("prepare_threshold", 5)
     return config
 
 

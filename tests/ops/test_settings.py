@@ -117,10 +117,15 @@ def test_the_demo_keeps_http_and_no_hsts() -> None:
 def test_postgres_connections_persist_and_are_health_checked_in_production() -> None:
     report = _settings(**PRODUCTION, DATABASE_URL="postgres://archive:pw@db.example.org:5432/archive")
     default = report["DATABASES"]["default"]
-    assert default["ENGINE"] == "django.db.backends.postgresql"
+    assert default["ENGINE"] == "archive.db.postgresql"
     assert default["CONN_MAX_AGE"] == 60
     assert default["CONN_HEALTH_CHECKS"] is True
     assert default["OPTIONS"]["connect_timeout"] == 5
+    # Server-side binding, and statements prepared once run five times, unless a pooler forbids it.
+    assert default["OPTIONS"]["server_side_binding"] is True
+    assert default["OPTIONS"]["prepare_threshold"] == 5
+    pooled = _settings(**PRODUCTION, DATABASE_URL="postgres://a:pw@db/archive", DB_PREPARED_STATEMENTS="0")
+    assert {"server_side_binding", "prepare_threshold"}.isdisjoint(pooled["DATABASES"]["default"]["OPTIONS"])
     assert _settings(**PRODUCTION, CONN_MAX_AGE="0")["DATABASES"]["default"]["CONN_MAX_AGE"] == 0
     assert _settings(DEBUG="1")["DATABASES"]["default"]["CONN_MAX_AGE"] == 0
 
@@ -298,7 +303,7 @@ def test_settings_read_the_local_environment_file_and_the_environment_wins(tmp_p
     assert local["DEBUG"] is True
     assert local["DATABASES"]["default"]["NAME"] == str(tmp_path / "local.sqlite3")
     overridden = _settings(ENV_FILE=str(env_file), DATABASE_URL="postgres://archive:pw@db.example.org/archive")
-    assert overridden["DATABASES"]["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert overridden["DATABASES"]["default"]["ENGINE"] == "archive.db.postgresql"
     # DEBUG=0 in the environment beats the file, and production's rules apply again.
     done = _run("import django; django.setup()", ENV_FILE=str(env_file), DEBUG="0")
     assert done.returncode != 0 and "ALLOWED_HOSTS must be set" in done.stderr
