@@ -6,6 +6,7 @@ sessions at once), as tests/browser does, and skips when either is missing.
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +18,16 @@ from archive.roles import ensure_groups
 from tests.browser.accounts import account, log_in
 from tests.conftest import CHROMIUM
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-
-def _skip_without_browser() -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"needs chromium at {CHROMIUM}, which is not installed")
-    pytest.importorskip("playwright.sync_api", reason="needs the playwright package (requirements-dev.txt)")
+# Skipped by a mark, not in the test's body: its fixtures would launch the missing chromium first.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"needs chromium at {CHROMIUM}, which is not installed"),
+    pytest.mark.skipif(find_spec("playwright") is None, reason="needs the playwright package (requirements-dev.txt)"),
+]
 
 
 def test_two_browsers_the_second_save_is_refused_with_the_diff(live_server: Any, new_page: Any) -> None:
-    _skip_without_browser()
     ensure_groups(Group, Permission)
     account("browser-first", "curator")
     account("browser-second", "curator")
