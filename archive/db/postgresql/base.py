@@ -25,7 +25,8 @@ from psycopg.pq import ConnStatus, TransactionStatus
 
 # Between requests a connection is idle (or inside a transaction a test holds open); anything else is unusable.
 _USABLE = {TransactionStatus.IDLE, TransactionStatus.INTRANS}
-_SERVER_SPOKE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP | select.POLLRDHUP
+# POLLRDHUP (the peer closed its end) is Linux's; elsewhere the end of the stream shows as POLLIN.
+_SERVER_SPOKE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP | getattr(select, "POLLRDHUP", 0)
 
 
 def server_spoke(socket: int) -> bool:
