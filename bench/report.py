@@ -111,9 +111,9 @@ LIMITS = [
      "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, sessions, "
      "locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its "
      "content negotiation, the throttle and rendering; neither view reads the database. A stored detail adds "
-     "one statement for its document, Django's health check of the persistent connection (one more round trip "
-     "to PostgreSQL), the check of its parameters and its ETag and Last-Modified; the baseline's tiny app pays "
-     "none of the stack."),
+     "one statement for its document (prepared, as the baseline's is), the check of its parameters and its ETag "
+     "and Last-Modified; the check of the persistent connection reads its socket and sends nothing. The "
+     "baseline's tiny app pays none of the stack."),
     ("API with curators writing", "a curator publishes a change of a random event each second (a revision "
      "approved at once, through the services the admin calls); each change invalidates that event, the "
      "event lists and the records that nest it, and rebuilds their stored documents once it commits, so the "
