@@ -86,10 +86,13 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the stored answers below, so that they carry its header too.
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Plain reads of one record from its stored document; the middleware below serve sessions and forms.
+    "archive.api.stored_answers.StoredAnswerMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     # Last, so that it sees the outcome of authentication.
     "axes.middleware.AxesMiddleware",

@@ -177,6 +177,20 @@ def details(kind: DocumentKind, key: object) -> dict[str, Detail]:
     return {variant: Detail(body, last_modified, bool(fictional)) for variant, body, last_modified, fictional in rows}
 
 
+def current_detail(kind: DocumentKind, key: object,
+                   choose: Callable[[FictionMode], FictionMode]) -> Detail | None:
+    """The current document of one record in the reading `choose` picks, or None while there is none.
+
+    `choose` is given the record's default reading: without `fiction`, a
+    record's evidence follows its own nature (fiction includes fiction).
+    """
+    found = details(kind, key)
+    if not found:
+        return None
+    default = FictionMode.INCLUDE if next(iter(found.values())).fictional else FictionMode.EXCLUDE
+    return found.get(kind.variant(choose(default)))
+
+
 def prune() -> int:
     """Delete the stored documents that can no longer be read; answer how many.
 

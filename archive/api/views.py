@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import builtins
 import datetime as dt
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.db.models import Count, Max, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
-from django.utils.cache import get_conditional_response, patch_vary_headers
-from django.utils.http import http_date, quote_etag
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
@@ -33,7 +31,7 @@ from rest_framework.response import Response
 from rest_framework.schemas.inspectors import ViewInspector
 
 from archive import selectors
-from archive.api import caching, filters, formats, linked_data, parameters, serializers, stored, tei
+from archive.api import caching, conditional, filters, formats, linked_data, parameters, serializers, stored, tei
 from archive.api.pagination import ArchivePagination
 from archive.api.renderers import (
     AnnotationRenderer,
@@ -192,16 +190,10 @@ class ArchiveViewMixin(_ViewSetBase):
             patch_vary_headers(response, ["Accept"])
             if hasattr(response, "render"):
                 response.render()
-            digest = hashlib.sha256(response.get("Content-Type", "").encode() + response.content).hexdigest()
-            response["ETag"] = quote_etag(digest[:32])
             last_modified = self.last_modified
-            if last_modified is not None:
-                response["Last-Modified"] = http_date(last_modified)
+            conditional.mark(response, last_modified)
             caching.store(self.cache_key, response, last_modified)
-        conditional = get_conditional_response(
-            request, etag=response["ETag"], last_modified=last_modified, response=response
-        )
-        return conditional or response
+        return conditional.answer(request, response, last_modified)
 
     def note_last_modified(self, queryset: QuerySet | None = None, *values: dt.datetime | None) -> None:
         """Last-Modified: the latest of `values` and of the records of `queryset`, also counted for the pager."""
@@ -232,12 +224,7 @@ class ArchiveViewMixin(_ViewSetBase):
         One statement and no record read: the stored facts give its reading
         without `fiction` and its Last-Modified.
         """
-        document_kind = stored.KINDS[kind]
-        found = stored.details(document_kind, key)
-        if not found:
-            return None
-        default = FictionMode.INCLUDE if next(iter(found.values())).fictional else FictionMode.EXCLUDE
-        detail = found.get(document_kind.variant(fiction_mode(self.request, default)))
+        detail = stored.current_detail(stored.KINDS[kind], key, lambda default: fiction_mode(self.request, default))
         if detail is None:
             return None
         self.last_modified = detail.last_modified
@@ -296,6 +283,11 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
     def kind(self) -> str:
         return type(self).model._meta.model_name or ""
 
+    @classmethod
+    def stored_lookup(cls, kwargs: dict[str, Any]) -> tuple[str, object]:
+        """The kind and key of the stored document a detail's path names."""
+        return cls.model._meta.model_name or "", kwargs["slug"]
+
     def base_queryset(self) -> QuerySet:
         return type(self).model.objects.approved()
 
@@ -311,7 +303,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.reads_stored():
-            answer = self.stored_detail(self.kind(), self.kwargs["slug"])
+            answer = self.stored_detail(*self.stored_lookup(self.kwargs))
             if answer is not None:
                 return answer
         try:
@@ -415,9 +407,14 @@ class PassageViewSet(ArchiveViewMixin, mixins.RetrieveModelMixin, viewsets.Gener
         passage, mode = self.found()
         return get_object_or_404(selectors.passages(mode), pk=passage.pk)
 
+    @classmethod
+    def stored_lookup(cls, kwargs: dict[str, Any]) -> tuple[str, object]:
+        """The kind and key of the stored document a detail's path names (Http404 for a key that is no id)."""
+        return "passage", _id(kwargs["pk"])
+
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.reads_stored():
-            answer = self.stored_detail("passage", _id(self.kwargs["pk"]))
+            answer = self.stored_detail(*self.stored_lookup(self.kwargs))
             if answer is not None:
                 return answer
             passage, mode = self.found()
@@ -529,9 +526,14 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         )
         return Response(document, content_type=AnnotationRenderer.content_type)
 
+    @classmethod
+    def stored_lookup(cls, kwargs: dict[str, Any]) -> tuple[str, object]:
+        """The kind and key of the stored document a detail's path names (Http404 for a key that is no id)."""
+        return "citation", _id(kwargs["pk"])
+
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.reads_stored():
-            answer = self.stored_detail("citation", _id(self.kwargs["pk"]))
+            answer = self.stored_detail(*self.stored_lookup(self.kwargs))
             if answer is not None:
                 return answer
             # Looked up by key alone: its document is built through the visibility rules, so a citation

@@ -1,0 +1,113 @@
+"""Plain reads of one record, answered from its stored document before the rest of the stack.
+
+A detail of the API read in plain JSON, with no parameter, is one current
+stored document (`archive.api.stored`): one indexed statement, and the
+answer is the document's bytes with the request's origin written in. Going
+on through the rest of the middleware, URL resolution, DRF's request, its
+negotiation and the view cost about as much again as the statement, and
+small documents are what clients read most. So this middleware, placed in
+the stack as WhiteNoise is for static files, answers those requests itself.
+
+What still runs for such an answer, as for any request: the middleware
+before this one (request log, replica choice, security headers, CORS, the
+language), the API's throttle, and the validators and conditional GET of
+`archive.api.conditional`. Its headers are the view's (`Allow`, `Vary`, the
+validators); `X-Archive-Cache: stored` says which way it came.
+
+Everything else goes on to the view, which answers it as before: another
+format, any query parameter, a method but GET, a path that names no record
+or no stored kind, a document that is not current (a write has touched its
+record since it was built, and the view builds it again), and a client the
+throttle refuses (the view then answers 429 in its usual words; a refused
+request spends nothing, so the second check refuses too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from archive.api import caching, conditional, stored
+
+# The Accept headers that DRF answers with plain JSON, the first renderer of every detail.
+_PLAIN = frozenset({"", "*/*", JSONRenderer.media_type})
+STORED = "stored"
+
+
+def _view(request: HttpRequest) -> tuple[APIView, dict[str, Any]] | None:
+    """The viewset instance that would answer a detail, bound to its actions as DRF binds it, and its kwargs."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return None
+    # What DRF's `as_view` marks on the view function it makes for a viewset.
+    view_class: type[APIView] | None = getattr(match.func, "cls", None)
+    actions: dict[str, str] = getattr(match.func, "actions", None) or {}
+    if view_class is None or actions.get("get") != "retrieve" or not hasattr(view_class, "stored_lookup"):
+        return None
+    view = view_class(**getattr(match.func, "initkwargs", {}))
+    # Bound as DRF's `as_view` binds them (HEAD as GET where the viewset names none), for `Allow`.
+    for method, action in {"head": actions["get"], **actions}.items():
+        setattr(view, method, getattr(view, action))
+    return view, match.kwargs
+
+
+def _allowed(view: APIView, request: HttpRequest) -> bool:
+    """The API's throttles, counted as for any request of the API (DRF's request, no authentication)."""
+    api_request = Request(request)
+    return all(throttle.allow_request(api_request, view) for throttle in view.get_throttles())
+
+
+class StoredAnswerMiddleware:
+    """Answer a plain JSON detail from its current stored document; pass anything else on."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+        self.prefix: str | None = None
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        answer = self.stored_answer(request) if self.plain(request) else None
+        return answer if answer is not None else self.get_response(request)
+
+    def plain(self, request: HttpRequest) -> bool:
+        """A GET of the API in plain JSON with no parameter at all."""
+        if self.prefix is None:
+            try:
+                self.prefix = reverse("api:api-root")
+            except NoReverseMatch:  # a URL configuration without the API
+                self.prefix = ""
+        return (
+            request.method == "GET"
+            and bool(self.prefix)
+            and request.path_info.startswith(self.prefix)
+            and not request.META.get("QUERY_STRING")
+            and request.META.get("HTTP_ACCEPT", "").strip() in _PLAIN
+            and stored.enabled()
+        )
+
+    def stored_answer(self, request: HttpRequest) -> HttpResponseBase | None:
+        found = _view(request)
+        if found is None:
+            return None
+        view, kwargs = found
+        if any("\x00" in str(value) for value in kwargs.values()):
+            return None  # the view refuses it in its words
+        try:
+            kind, key = type(view).stored_lookup(kwargs)  # type: ignore[attr-defined]  # checked in `_view`
+        except Http404:
+            return None
+        detail = stored.current_detail(stored.KINDS[kind], key, lambda default: default)
+        if detail is None or not _allowed(view, request):
+            return None
+        response = HttpResponse(stored.single(detail.body, request), content_type=JSONRenderer.media_type)
+        for name, value in view.default_response_headers.items():
+            response[name] = value
+        response[caching.HIT_HEADER] = STORED
+        conditional.mark(response, detail.last_modified)
+        return conditional.answer(request, response, detail.last_modified)

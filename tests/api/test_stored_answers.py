@@ -1,0 +1,217 @@
+"""Plain reads of one record answered from its stored document before the view (`archive.api.stored_answers`).
+
+Such an answer must be the view's answer, headers and all, and must never
+be given where the view would answer otherwise: another format or reading,
+a record that is not shown, a document a write has made stale, a client
+the throttle refuses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext, override_settings
+from rest_framework.throttling import AnonRateThrottle
+
+from archive.api import stored
+from archive.api.caching import HIT_HEADER
+from archive.api.stored_answers import STORED
+from archive.client_address import forget_all_clients
+from archive.models import DocumentVersion, StoredDocument
+from tests.api.world import HIDDEN, World
+from tests.factories import publish_change
+
+pytestmark = pytest.mark.django_db
+
+BASE = "/api/v1"
+MIDDLEWARE = "archive.api.stored_answers.StoredAnswerMiddleware"
+# Set per request, not by the document.
+PER_REQUEST = {"X-Request-ID", HIT_HEADER}
+
+
+@pytest.fixture(autouse=True)
+def _uncached(settings: Any) -> None:
+    settings.API_CACHE_SECONDS = 0
+    settings.API_STORED_DOCUMENTS = True
+
+
+def _details(world: World) -> dict[str, str]:
+    return {
+        "source": f"{BASE}/sources/{world.history.slug}/",
+        "fictional source": f"{BASE}/sources/{world.novel.slug}/",
+        "person": f"{BASE}/persons/{world.tang.slug}/",
+        "unit": f"{BASE}/units/{world.div51.slug}/",
+        "location": f"{BASE}/locations/{world.gate.slug}/",
+        "event": f"{BASE}/events/{world.order.slug}/",
+        "fictional event": f"{BASE}/events/{world.breakout.slug}/",
+        "passage": f"{BASE}/passages/{world.passage(world.history, 1).pk}/",
+        "fictional passage": f"{BASE}/passages/{world.passage(world.novel, 1).pk}/",
+        "citation": f"{BASE}/citations/{world.history_cite.pk}/",
+        "fictional citation": f"{BASE}/citations/{world.novel_cite.pk}/",
+    }
+
+
+@pytest.fixture
+def details(world: World) -> dict[str, str]:
+    paths = _details(world)
+    for path in paths.values():  # each document built and stored by its first reader
+        assert Client().get(path, {"fiction": "include"}).status_code == 200
+        assert Client().get(path).status_code == 200
+    return paths
+
+
+def _through_the_view() -> override_settings:
+    return override_settings(MIDDLEWARE=[name for name in settings.MIDDLEWARE if name != MIDDLEWARE])
+
+
+def _headers(response: Any) -> dict[str, str]:
+    return {name: value for name, value in response.items() if name not in PER_REQUEST}
+
+
+def test_a_plain_detail_is_the_views_answer_headers_and_all(details: dict[str, str]) -> None:
+    for name, path in details.items():
+        answered = Client().get(path, HTTP_ORIGIN="https://maps.example.org")
+        assert answered[HIT_HEADER] == STORED, name
+        with _through_the_view():
+            viewed = Client().get(path, HTTP_ORIGIN="https://maps.example.org")
+        assert viewed.get(HIT_HEADER) != STORED, name
+        assert (answered.status_code, answered.content) == (viewed.status_code, viewed.content), name
+        assert _headers(answered) == _headers(viewed), name
+        for header in ("ETag", "Last-Modified", "Allow", "X-Frame-Options", "Access-Control-Allow-Origin"):
+            assert answered[header], (name, header)
+
+
+def test_a_plain_detail_costs_one_statement(details: dict[str, str]) -> None:
+    for name, path in details.items():
+        with CaptureQueriesContext(connection) as queries:
+            response = Client().get(path)
+        assert response[HIT_HEADER] == STORED, name
+        assert len(queries) == 1, (name, [query["sql"] for query in queries])
+
+
+@pytest.mark.parametrize("spelling", ["", "*/*", "application/json", " application/json "])
+def test_accept_headers_that_mean_plain_json_are_answered(details: dict[str, str], spelling: str) -> None:
+    assert Client().get(details["person"], HTTP_ACCEPT=spelling)[HIT_HEADER] == STORED
+
+
+@pytest.mark.parametrize(
+    ("path_of", "request_kwargs"),
+    [
+        ("person", {"data": {"fiction": "include"}}),
+        ("person", {"data": {"format": "jsonld"}}),
+        ("person", {"HTTP_ACCEPT": "application/ld+json"}),
+        ("person", {"HTTP_ACCEPT": "application/json; indent=2"}),
+        ("source", {"HTTP_ACCEPT": "application/tei+xml"}),
+        ("location", {"data": {"format": "geojson"}}),
+        ("citation", {"data": {"unknown": "1"}}),
+    ],
+)
+def test_another_format_or_reading_goes_to_the_view(details: dict[str, str], path_of: str,
+                                                     request_kwargs: dict[str, Any]) -> None:
+    response = Client().get(details[path_of], **request_kwargs)
+    assert response.get(HIT_HEADER) != STORED
+    assert response.status_code in (200, 400)
+
+
+def test_other_methods_and_lists_go_to_the_view(details: dict[str, str]) -> None:
+    client = Client()
+    assert client.head(details["event"]).get(HIT_HEADER) != STORED
+    refused = client.post(details["event"], {})
+    assert refused.status_code == 405
+    assert client.get(f"{BASE}/events/").get(HIT_HEADER) != STORED
+    assert client.get(f"{BASE}/sources/history/passages/").get(HIT_HEADER) != STORED
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"{BASE}/persons/nobody/",
+        f"{BASE}/passages/007x/",
+        f"{BASE}/passages/99999999/",
+        f"{BASE}/citations/-1/",
+        f"{BASE}/persons/tang%00shengzhi/",
+        f"{BASE}/nothing/here/",
+    ],
+)
+def test_a_path_that_names_no_record_is_the_views_json_404(details: dict[str, str], path: str) -> None:
+    response = Client().get(path)
+    assert response.status_code == 404
+    assert response.get(HIT_HEADER) != STORED
+
+
+def test_a_record_that_is_not_shown_is_never_answered(world: World, details: dict[str, str]) -> None:
+    secrets = [
+        f"{BASE}/{plural}/secret-{status.replace('_', '-')}-{kind}/"
+        for plural, kind in (("sources", "source"), ("persons", "person"), ("units", "unit"),
+                             ("locations", "location"), ("events", "event"))
+        for status in HIDDEN
+    ]
+    secrets += [f"{BASE}/passages/{passage.pk}/" for passage in world.secret_passages]
+    for path in secrets:
+        response = Client().get(path)
+        assert response.status_code == 404, path
+        assert response.get(HIT_HEADER) != STORED, path
+
+
+def test_a_stale_document_goes_to_the_view_which_builds_it_again(world: World, details: dict[str, str]) -> None:
+    before = Client().get(details["person"]).content
+    DocumentVersion.objects.bump_everything()  # a write that bypassed the services' refresh
+    rebuilt = Client().get(details["person"])
+    assert rebuilt.get(HIT_HEADER) != STORED
+    assert rebuilt.content == before
+    assert Client().get(details["person"])[HIT_HEADER] == STORED  # stored again by the view
+
+
+def test_a_write_changes_the_answer_of_what_it_touched_and_of_nothing_else(world: World,
+                                                                          details: dict[str, str]) -> None:
+    before = {name: Client().get(path).content for name, path in details.items()}
+    publish_change(world.order, title="唐生智下令全军撤退")
+    after = {name: Client().get(path) for name, path in details.items()}
+    assert "唐生智下令全军撤退" in after["event"].content.decode()
+    assert "唐生智下令全军撤退" in after["person"].content.decode()  # his participation names the event
+    changed = {name for name in details if after[name].content != before[name]}
+    assert changed == {"event", "person"}
+    with _through_the_view():
+        for name, path in details.items():
+            assert Client().get(path).content == after[name].content, name
+
+
+def test_a_conditional_read_of_a_stored_answer_is_304(details: dict[str, str]) -> None:
+    first = Client().get(details["event"])
+    again = Client().get(details["event"], HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    assert again.content == b""
+    since = Client().get(details["event"], HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert since.status_code == 304
+
+
+def test_stored_answers_are_throttled_with_the_rest_of_the_api(details: dict[str, str], monkeypatch: Any) -> None:
+    monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", {"anon": "3/minute"})
+    forget_all_clients()  # the fixture's reads were counted at the usual rate
+    answers = [Client().get(details["unit"]) for _ in range(3)]
+    assert [answer.get(HIT_HEADER) for answer in answers] == [STORED] * 3
+    refused = Client().get(details["unit"])
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert "detail" in refused.json()
+    assert Client().get(f"{BASE}/events/").status_code == 429  # the same allowance as the views'
+
+
+def test_without_stored_documents_nothing_is_answered_early(details: dict[str, str], settings: Any) -> None:
+    settings.API_STORED_DOCUMENTS = False
+    response = Client().get(details["person"])
+    assert response.status_code == 200
+    assert response.get(HIT_HEADER) != STORED
+
+
+def test_only_current_rows_are_read(world: World, details: dict[str, str]) -> None:
+    """A row left behind under an older version is never the answer, even if the view is not asked."""
+    tag = stored.KINDS["person"].tag(world.tang.slug)
+    StoredDocument.objects.filter(tag=tag).update(body='{"forged": true}', tag_version=-1)
+    response = Client().get(details["person"])
+    assert b"forged" not in response.content
+    assert response.get(HIT_HEADER) != STORED
