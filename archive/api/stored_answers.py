@@ -85,7 +85,7 @@ class StoredAnswerMiddleware:
         return (
             request.method == "GET"
             and bool(self.prefix)
-            and request.path_info.startswith(self.prefix)
+            and request.path.startswith(self.prefix)  # both with the script's prefix, where it has one
             and not request.META.get("QUERY_STRING")
             and request.META.get("HTTP_ACCEPT", "").strip() in _PLAIN
             and stored.enabled()
