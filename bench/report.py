@@ -82,7 +82,9 @@ LIMITS = [
      "baseline builds the whole document in PostgreSQL in one statement."),
     ("API person detail, response cache off", "as above for one document: one statement reads its stored "
      "document with the facts its answer needs (its Last-Modified, whether it is fiction), without reading the "
-     "record; the fixed cost of the stack beside the baseline's single statement. The throttle rewrites one number "
+     "record, and a middleware answers with it before URL resolution and DRF are reached "
+     "(`archive/api/stored_answers.py`); the fixed cost of gunicorn, the middleware before it and the throttle "
+     "beside the baseline's single statement. The throttle rewrites one number "
      "per request in a table every worker maps (`archive/rate_table.py`); under this load from one address every "
      "worker writes the same slot."),
     ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
@@ -90,35 +92,40 @@ LIMITS = [
      "is below), so "
      "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
      "it."),
-    ("API person detail:", "as above for cached answers; every worker has been asked for every person "
-     "(eight times per worker each, before measuring), so nearly every measured answer comes from the cache, "
-     "and what is left is the fixed cost of Django, DRF and the throttle beside the baseline's tiny app (the "
-     "in-process figures below set the cached answer beside the baseline's statement alone)."),
+    ("API person detail:", "as served, a plain detail whose stored document is current is answered from it "
+     "before the response cache is consulted (one statement, as with the cache off: the cache would spend one on "
+     "the versions of its tags too); every worker has been asked for every person (eight times per worker each, "
+     "before measuring). What is left is the fixed cost of gunicorn, the middleware and the throttle beside the "
+     "baseline's tiny app."),
     ("API * page (page_size=50), response cache off", "the pages of the other kinds, with a quarter of the "
      "requests each, read from their stored documents as the page of events is. The API's page of citations is "
      "bound by its SQL: its count and its page test the visibility of the record each citation is evidence for "
      "through a dozen joins, where the baseline looks each citation up in the visible records of each kind, read "
      "once into a hash."),
     ("API * detail, response cache off", "the details of the other kinds, with a quarter of the requests each: "
-     "one statement for its stored document, and the fixed cost of gunicorn, Django, DRF and the throttle, beside "
+     "one statement for its stored document, answered before DRF, and the fixed cost of gunicorn, the middleware "
+     "and the throttle, beside "
      "the baseline's single statement, which for the smallest documents (a source, a passage, a citation) is a "
      "lookup by key answered about as fast as gunicorn answers anything."),
     ("API * page (page_size=50):", "as served, the pages of the other kinds are answered from the response "
      "cache after a warm-up of eight requests per worker and path (within half the endpoint's time budget): the "
      "limits of the cached page of events bound them."),
-    ("API * detail:", "as served, the details of the other kinds: the limits of the cached person details."),
+    ("API * detail:", "as served, the details of the other kinds: the limits of the person details as served."),
     ("API stack floor", "the part of every API answer that no read path can save, measured apart "
      "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, sessions, "
      "locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its "
-     "content negotiation, the throttle and rendering; neither view reads the database. A stored detail adds "
-     "one statement for its document (prepared, as the baseline's is), the check of its parameters and its ETag "
-     "and Last-Modified; the check of the persistent connection reads its socket and sends nothing. The "
-     "baseline's tiny app pays none of the stack."),
+     "content negotiation, the throttle and rendering; neither view reads the database. A plain detail is "
+     "answered by a middleware before CSRF, authentication, messages, history, the login lockout, URL resolution "
+     "and DRF (`archive/api/stored_answers.py`): it pays the middleware before it, one resolution of its path, the "
+     "throttle, one statement for its document (prepared, as the baseline's is) and its ETag and Last-Modified; "
+     "the check of the persistent connection reads its socket and sends nothing. The baseline's tiny app pays "
+     "none of the stack."),
     ("API with curators writing", "a curator publishes a change of a random event each second (a revision "
      "approved at once, through the services the admin calls); each change invalidates that event, the "
      "event lists and the records that nest it, and rebuilds their stored documents once it commits, so the "
      "events page is assembled again from stored documents once a second per worker and the person details "
-     "stay cached. The writer shares the 2 cores with the readers and the server, "
+     "are answered from their stored documents, current again once the write commits; an answer from either "
+     "counts as not built. The writer shares the 2 cores with the readers and the server, "
      "which weighs on the p95."),
     ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
      "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
