@@ -13,7 +13,10 @@ it touched are built again (`refresh`), and any left over by its next reader.
 
 Lists still filter, order, count and page the records in SQL: only the
 documents of the page are read from the store, so a page of 200 costs the
-same queries as a page of 5.
+same queries as a page of 5. A page of a list as it is first shown (no
+filter, the default size) is also stored whole, under its list's tag
+(`page_variant`), and read back as one document while no write has touched
+the list.
 
 URLs in a document are absolute and depend on the request's host, so a
 document is built with a mark where the origin goes and the mark is replaced
@@ -174,7 +177,9 @@ def details(kind: DocumentKind, key: object) -> dict[str, Detail]:
     facts stored beside the document still hold.
     """
     rows = _current("d.variant, d.body, d.last_modified, d.fictional", "d.tag = %s", [kind.tag(key)])
-    return {variant: Detail(body, last_modified, bool(fictional)) for variant, body, last_modified, fictional in rows}
+    # A record whose slug is `list` shares its tag with the stored pages of its kind's list.
+    return {variant: Detail(body, last_modified, bool(fictional))
+            for variant, body, last_modified, fictional in rows if not variant.startswith(PAGE_PREFIX)}
 
 
 def current_detail(kind: DocumentKind, key: object,
@@ -189,6 +194,68 @@ def current_detail(kind: DocumentKind, key: object,
         return None
     default = FictionMode.INCLUDE if next(iter(found.values())).fictional else FictionMode.EXCLUDE
     return found.get(kind.variant(choose(default)))
+
+
+# Stored pages of a list live under its list's tag (`archive.freshness`: `kind:list`), one variant per spelling.
+PAGE_PREFIX = "page:"
+_PAGE_PARAMETERS = {"page": "p", "page_size": "s"}
+_VARIANT_LENGTH = StoredDocument._meta.get_field("variant").max_length or 0
+
+
+def page_variant(query: str, page_size: int) -> str | None:
+    """The variant under which the page a list answers for exactly `query` is stored, or None when it is not.
+
+    Only a list as it is first shown and paged is stored: no filter, no
+    `fiction`, at most `page` and `page_size` (at its default, `page_size`),
+    each once and written as a plain number. The page's `next` and `previous`
+    links repeat its query as it was spelled, so the spelling is part of the
+    key: `page=2&page_size=50` and `page_size=50&page=2` are two variants.
+    This grammar is also the bound on what clients can make the archive
+    store: each page of a list at most five times (the five spellings), and
+    only pages that exist (a page past the end is a 404, never stored).
+    """
+    number, spelled = 1, ""
+    for part in query.split("&") if query else ():
+        name, equals, value = part.partition("=")
+        letter = _PAGE_PARAMETERS.get(name)
+        plain_number = value.isascii() and value.isdigit() and not value.startswith("0")
+        if letter is None or not equals or letter in spelled or not plain_number:
+            return None
+        if letter == "s" and value != str(page_size):
+            return None
+        if letter == "p":
+            number = int(value)
+        spelled += letter
+    variant = f"{PAGE_PREFIX}{number}:{spelled}"
+    return variant if len(variant) <= _VARIANT_LENGTH else None
+
+
+@dataclass(frozen=True)
+class PageToKeep:
+    """A list page to store once it is built, with the versions read before its records were."""
+
+    tag: str
+    variant: str
+    versions: dict[str, int]
+
+
+def page_to_keep(kind: DocumentKind, variant: str) -> PageToKeep:
+    """Read the versions a page will be stored under; call it before reading the page's records."""
+    tag = kind.tag("list")
+    return PageToKeep(tag, variant, DocumentVersion.objects.versions([tag, EVERYTHING]))
+
+
+def keep_page(page: PageToKeep, body: str, last_modified: int | None) -> None:
+    """Store a built page (`marked_page`) under the versions read before it was built."""
+    _store([StoredDocument(tag=page.tag, variant=page.variant, tag_version=page.versions[page.tag],
+                           everything_version=page.versions[EVERYTHING], body=body,
+                           last_modified=last_modified, fictional=False)])
+
+
+def current_page(kind: DocumentKind, variant: str) -> Detail | None:
+    """The stored page of `kind`'s list in `variant`, while no write has touched the list since it was built."""
+    rows = _current("d.body, d.last_modified", "d.tag = %s AND d.variant = %s", [kind.tag("list"), variant])
+    return Detail(rows[0][0], rows[0][1], False) if rows else None
 
 
 def prune() -> int:
@@ -282,7 +349,9 @@ def refresh(tags: Iterable[str], *, limit: int = REFRESH_LIMIT) -> int:
     wanted = sorted(set(tags))
     if len(wanted) > REFRESH_SCAN_LIMIT:
         return 0  # a write that wide (a load, a merge) is left to the readers, or to `build_documents`
-    rows = StoredDocument.objects.filter(tag__in=wanted).order_by("tag", "variant").values_list("tag", "variant")
+    # Stored pages are left to their readers: a page is built by its list's view, not by the serializers alone.
+    rows = (StoredDocument.objects.filter(tag__in=wanted).exclude(variant__startswith=PAGE_PREFIX)
+            .order_by("tag", "variant").values_list("tag", "variant"))
     batches: dict[tuple[str, str], list[str]] = {}
     for tag, variant in rows[:limit]:
         name, _, key = tag.partition(":")
@@ -312,16 +381,23 @@ def _served(text: bytes, request: Any) -> bytes:
 
 
 def single(document: str, request: Any) -> bytes:
-    """One stored document as the response body for `request`."""
+    """One stored document (or a stored page) as the response body for `request`."""
     return _served(document.encode(), request)
 
 
-def page(envelope: dict[str, Any], documents: list[str], request: Any) -> bytes:
-    """A page of stored documents inside the paginator's envelope (whose last key is `results`)."""
-    head = _RENDERER.render(envelope)
-    assert head.endswith(b'"results":[]}'), head[-40:]
-    body = head[:-2] + ",".join(documents).encode() + b"]}"
-    return _served(body, request)
+def marked_page(envelope: dict[str, Any], documents: list[str], request: Any) -> str:
+    """A page of stored documents inside the paginator's envelope (whose last key is `results`), with origin marks.
+
+    The envelope's links are the request's own absolute URLs; their origin is
+    marked as the documents' is, so that the page can be stored and served to
+    any host.
+    """
+    origin = serializers.request_origin(request)
+    marked = {name: ORIGIN + value[len(origin):] if isinstance(value, str) and value.startswith(origin) else value
+              for name, value in envelope.items()}
+    head = _RENDERER.render(marked).decode()
+    assert head.endswith('"results":[]}'), head[-40:]
+    return head[:-2] + ",".join(documents) + "]}"
 
 
 def build_every(kinds: Sequence[str], modes: Sequence[FictionMode], *, batch: int = 200,

@@ -1,8 +1,10 @@
-"""Plain reads of one record, answered from its stored document before the rest of the stack.
+"""Plain reads of one record or of a list's page, answered from a stored document before the rest of the stack.
 
 A detail of the API read in plain JSON, with no parameter, is one current
 stored document (`archive.api.stored`): one indexed statement, and the
-answer is the document's bytes with the request's origin written in. Going
+answer is the document's bytes with the request's origin written in. So is
+a page of a list as it is first shown and paged (no filter, the default
+size: `stored.page_variant`), once its view has built and stored it. Going
 on through the rest of the middleware, URL resolution, DRF's request, its
 negotiation and the view cost about as much again as the statement, and
 small documents are what clients read most. So this middleware, placed in
@@ -15,9 +17,10 @@ language), the API's throttle, and the validators and conditional GET of
 validators); `X-Archive-Cache: stored` says which way it came.
 
 Everything else goes on to the view, which answers it as before: another
-format, any query parameter, a method but GET, a path that names no record
-or no stored kind, a document that is not current (a write has touched its
-record since it was built, and the view builds it again), and a client the
+format, any query parameter of a detail (and any but the page's of a list),
+a method but GET, a path that names no record or no stored kind, a document
+that is not current (a write has touched its record, or the list, since it
+was built, and the view builds it again), and a client the
 throttle refuses (the view then answers 429 in its usual words; a refused
 request spends nothing, so the second check refuses too).
 """
@@ -40,8 +43,8 @@ _PLAIN = frozenset({"", "*/*", JSONRenderer.media_type})
 STORED = "stored"
 
 
-def _view(request: HttpRequest) -> tuple[APIView, dict[str, Any]] | None:
-    """The viewset instance that would answer a detail, bound to its actions as DRF binds it, and its kwargs."""
+def _view(request: HttpRequest) -> tuple[APIView, str, dict[str, Any]] | None:
+    """The viewset instance that would answer a detail or a list (bound as DRF binds it), its action and kwargs."""
     try:
         match = resolve(request.path_info)
     except Resolver404:
@@ -49,13 +52,15 @@ def _view(request: HttpRequest) -> tuple[APIView, dict[str, Any]] | None:
     # What DRF's `as_view` marks on the view function it makes for a viewset.
     view_class: type[APIView] | None = getattr(match.func, "cls", None)
     actions: dict[str, str] = getattr(match.func, "actions", None) or {}
-    if view_class is None or actions.get("get") != "retrieve" or not hasattr(view_class, "stored_lookup"):
+    action = actions.get("get")
+    stored_kinds = view_class is not None and hasattr(view_class, "stored_lookup")
+    if view_class is None or action not in ("retrieve", "list") or not stored_kinds:
         return None
     view = view_class(**getattr(match.func, "initkwargs", {}))
     # Bound as DRF's `as_view` binds them (HEAD as GET where the viewset names none), for `Allow`.
-    for method, action in {"head": actions["get"], **actions}.items():
-        setattr(view, method, getattr(view, action))
-    return view, match.kwargs
+    for method, name in {"head": action, **actions}.items():
+        setattr(view, method, getattr(view, name))
+    return view, action, match.kwargs
 
 
 def _allowed(view: APIView, request: HttpRequest) -> bool:
@@ -76,7 +81,7 @@ class StoredAnswerMiddleware:
         return answer if answer is not None else self.get_response(request)
 
     def plain(self, request: HttpRequest) -> bool:
-        """A GET of the API in plain JSON with no parameter at all."""
+        """A GET of the API in plain JSON (its parameters are checked by the kind of answer)."""
         if self.prefix is None:
             try:
                 self.prefix = reverse("api:api-root")
@@ -86,7 +91,6 @@ class StoredAnswerMiddleware:
             request.method == "GET"
             and bool(self.prefix)
             and request.path.startswith(self.prefix)  # both with the script's prefix, where it has one
-            and not request.META.get("QUERY_STRING")
             and request.META.get("HTTP_ACCEPT", "").strip() in _PLAIN
             and stored.enabled()
         )
@@ -95,14 +99,8 @@ class StoredAnswerMiddleware:
         found = _view(request)
         if found is None:
             return None
-        view, kwargs = found
-        if any("\x00" in str(value) for value in kwargs.values()):
-            return None  # the view refuses it in its words
-        try:
-            kind, key = type(view).stored_lookup(kwargs)  # type: ignore[attr-defined]  # checked in `_view`
-        except Http404:
-            return None
-        detail = stored.current_detail(stored.KINDS[kind], key, lambda default: default)
+        view, action, kwargs = found
+        detail = self.stored_page(view, request) if action == "list" else self.stored_detail(view, request, kwargs)
         if detail is None or not _allowed(view, request):
             return None
         response = HttpResponse(stored.single(detail.body, request), content_type=JSONRenderer.media_type)
@@ -111,3 +109,22 @@ class StoredAnswerMiddleware:
         response[caching.HIT_HEADER] = STORED
         conditional.mark(response, detail.last_modified)
         return conditional.answer(request, response, detail.last_modified)
+
+    def stored_detail(self, view: APIView, request: HttpRequest, kwargs: dict[str, Any]) -> stored.Detail | None:
+        """The current document of the record a detail's path names, read as it is without `fiction`."""
+        if request.META.get("QUERY_STRING") or any("\x00" in str(value) for value in kwargs.values()):
+            return None  # a parameter is the view's to read; a NUL the view's to refuse in its words
+        try:
+            kind, key = type(view).stored_lookup(kwargs)  # type: ignore[attr-defined]  # checked in `_view`
+        except Http404:
+            return None
+        return stored.current_detail(stored.KINDS[kind], key, lambda default: default)
+
+    def stored_page(self, view: APIView, request: HttpRequest) -> stored.Detail | None:
+        """The current stored page a list's query names (`stored.page_variant`: no filter, the default size)."""
+        kind = type(view).stored_list_kind()  # type: ignore[attr-defined]  # every viewset with stored kinds
+        page_size = view.paginator.page_size  # type: ignore[attr-defined]  # every list of the API pages
+        variant = stored.page_variant(request.META.get("QUERY_STRING", ""), page_size)
+        if kind is None or variant is None:
+            return None
+        return stored.current_page(stored.KINDS[kind], variant)

@@ -209,14 +209,31 @@ class ArchiveViewMixin(_ViewSetBase):
         """Whether this answer is plain compact JSON, assembled from the stored documents (`archive.api.stored`)."""
         return stored.enabled() and self.request.accepted_media_type == JSONRenderer.media_type
 
-    def stored_page(self, queryset: QuerySet, kind: str, mode: FictionMode) -> Response:
-        """A page of `queryset` (filtered and ordered) as the stored documents of its records."""
+    @classmethod
+    def stored_list_kind(cls) -> str | None:
+        """The kind whose list this view answers, when its pages may be stored whole (`stored.page_variant`)."""
+        return None
+
+    def page_to_keep(self) -> stored.PageToKeep | None:
+        """How this list's page will be stored once built, or None; call it before the records are read."""
+        kind = type(self).stored_list_kind()
+        if kind is None or self.action != "list" or not self.reads_stored():
+            return None
+        variant = stored.page_variant(self.request.META.get("QUERY_STRING", ""), self.paginator.page_size)
+        return None if variant is None else stored.page_to_keep(stored.KINDS[kind], variant)
+
+    def stored_page(self, queryset: QuerySet, kind: str, mode: FictionMode,
+                    keep: stored.PageToKeep | None = None) -> Response:
+        """A page of `queryset` (filtered, ordered) as the stored documents of its records; kept whole if `keep`."""
         document_kind = stored.KINDS[kind]
         keys = self.paginate_queryset(queryset.prefetch_related(None).values_list(document_kind.key_field, flat=True))
         assert keys is not None  # every list pages
         documents = stored.documents(document_kind, keys, mode)
         envelope = self.get_paginated_response([]).data
-        return _written(stored.page(envelope, documents, self.request))
+        body = stored.marked_page(envelope, documents, self.request)
+        if keep is not None:
+            stored.keep_page(keep, body, self.last_modified)
+        return _written(stored.single(body, self.request))
 
     def stored_detail(self, kind: str, key: object) -> Response | None:
         """A detail answered from its current stored document alone, or None while it has none.
@@ -265,10 +282,11 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        keep = self.page_to_keep()
         queryset = self.filter_queryset(self.get_queryset())
         self.note_last_modified(queryset)
         if self.reads_stored():
-            return self.stored_page(queryset, self.kind(), fiction_mode(request))
+            return self.stored_page(queryset, self.kind(), fiction_mode(request), keep)
         page = self.paginate_queryset(queryset)
         assert page is not None  # every list pages
         fmt = self.output_format()
@@ -282,6 +300,10 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
     def kind(self) -> str:
         return type(self).model._meta.model_name or ""
+
+    @classmethod
+    def stored_list_kind(cls) -> str | None:
+        return cls.model._meta.model_name
 
     @classmethod
     def stored_lookup(cls, kwargs: dict[str, Any]) -> tuple[str, object]:
@@ -505,10 +527,11 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return get_object_or_404(selectors.citations_with_targets(), pk=_id(self.kwargs["pk"]))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        keep = self.page_to_keep()
         queryset = self.filter_queryset(self.get_queryset())
         self.note_last_modified(queryset)
         if self.reads_stored():
-            return self.stored_page(queryset, "citation", fiction_mode(request))
+            return self.stored_page(queryset, "citation", fiction_mode(request), keep)
         page = self.paginate_queryset(queryset)
         assert page is not None  # every list pages
         if self.output_format() == "json":
@@ -525,6 +548,10 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
             previous_url=paginator.get_previous_link(),
         )
         return Response(document, content_type=AnnotationRenderer.content_type)
+
+    @classmethod
+    def stored_list_kind(cls) -> str | None:
+        return "citation"
 
     @classmethod
     def stored_lookup(cls, kwargs: dict[str, Any]) -> tuple[str, object]:

@@ -29,6 +29,14 @@ def _fresh_throttle() -> None:
     forget_all_clients()
 
 
+@pytest.fixture
+def without_stored_answers(settings: Any) -> None:
+    """Every request through the views: a plain detail or first-shown page whose stored document is current
+    is otherwise answered before them (`archive.api.stored_answers`, tested in test_stored_answers)."""
+    settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE
+                           if name != "archive.api.stored_answers.StoredAnswerMiddleware"]
+
+
 @pytest.fixture(scope="module")
 def _module_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[World]:
     with django_db_blocker.unblock(), override_settings(PASSWORD_HASHERS=FAST_HASHER), transaction.atomic():

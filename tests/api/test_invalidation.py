@@ -18,15 +18,8 @@ from archive.client_address import forget_all_clients
 from archive.models import DocumentVersion, Event, Participation, Person, StoredDocument
 from tests.factories import approved, publish_change
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _through_the_views(settings: Any) -> None:
-    # The response cache is what these tests watch; a plain detail whose stored document is current
-    # is answered before it (`archive.api.stored_answers`, tested in test_stored_answers).
-    settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE
-                           if name != "archive.api.stored_answers.StoredAnswerMiddleware"]
+# The response cache is what these tests watch, so they go through the views (`without_stored_answers`).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("without_stored_answers")]
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,8 @@ from django.test.utils import CaptureQueriesContext, override_settings
 from archive.models import DocumentVersion, Location, Person, PersonName
 from tests.factories import approved, publish_change
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The response cache is what these tests watch, so they go through the views (`without_stored_answers`).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("without_stored_answers")]
 
 PERSONS = "/api/v1/persons/"
 

@@ -1,4 +1,6 @@
-"""Plain reads of one record answered from its stored document before the view (`archive.api.stored_answers`).
+"""Plain reads of one record, or of a list's page, answered from a stored document before the view.
+
+(`archive.api.stored_answers`.)
 
 Such an answer must be the view's answer, headers and all, and must never
 be given where the view would answer otherwise: another format or reading,
@@ -19,11 +21,12 @@ from rest_framework.throttling import AnonRateThrottle
 
 from archive.api import stored
 from archive.api.caching import HIT_HEADER
+from archive.api.pagination import ArchivePagination
 from archive.api.stored_answers import STORED
 from archive.client_address import forget_all_clients
-from archive.models import DocumentVersion, StoredDocument
+from archive.models import DocumentVersion, Person, StoredDocument
 from tests.api.world import HIDDEN, World
-from tests.factories import publish_change
+from tests.factories import approved, publish_change
 
 pytestmark = pytest.mark.django_db
 
@@ -117,13 +120,13 @@ def test_another_format_or_reading_goes_to_the_view(details: dict[str, str], pat
     assert response.status_code in (200, 400)
 
 
-def test_other_methods_and_lists_go_to_the_view(details: dict[str, str]) -> None:
+def test_other_methods_and_a_sources_passages_go_to_the_view(details: dict[str, str]) -> None:
     client = Client()
     assert client.head(details["event"]).get(HIT_HEADER) != STORED
     refused = client.post(details["event"], {})
     assert refused.status_code == 405
-    assert client.get(f"{BASE}/events/").get(HIT_HEADER) != STORED
-    assert client.get(f"{BASE}/sources/history/passages/").get(HIT_HEADER) != STORED
+    for _ in range(2):
+        assert client.get(f"{BASE}/sources/history/passages/").get(HIT_HEADER) != STORED
 
 
 @pytest.mark.parametrize(
@@ -215,3 +218,168 @@ def test_only_current_rows_are_read(world: World, details: dict[str, str]) -> No
     response = Client().get(details["person"])
     assert b"forged" not in response.content
     assert response.get(HIT_HEADER) != STORED
+
+
+# Lists whose pages are stored whole, and spellings of their first and second pages (of one record each).
+LISTS = ("sources", "persons", "units", "locations", "events", "citations")
+FIRST = ("", "page=1", "page_size=1", "page=1&page_size=1")
+SECOND = ("page=2", "page=2&page_size=1", "page_size=1&page=2")
+
+
+@pytest.fixture
+def small_pages(monkeypatch: Any) -> None:
+    monkeypatch.setattr(ArchivePagination, "page_size", 1)  # the test archive has a few records of each kind
+
+
+def _spellings(plural: str) -> tuple[str, ...]:
+    """The spellings of the first page, and of the second where the list has one."""
+    return FIRST + (SECOND if Client().get(f"{BASE}/{plural}/").json()["next"] else ())
+
+
+def _page(plural: str, query: str) -> str:
+    return f"{BASE}/{plural}/" + (f"?{query}" if query else "")
+
+
+def _page_rows() -> int:
+    return StoredDocument.objects.filter(variant__startswith=stored.PAGE_PREFIX).count()
+
+
+@pytest.mark.usefixtures("small_pages")
+def test_a_page_as_first_shown_is_stored_by_its_view_and_then_answered_as_the_view_answers(world: World) -> None:
+    spellings = {plural: _spellings(plural) for plural in LISTS}
+    assert all(len(spellings[plural]) == len(FIRST + SECOND) for plural in ("events", "citations", "persons"))
+    StoredDocument.objects.filter(variant__startswith=stored.PAGE_PREFIX).delete()
+    for plural in LISTS:
+        for query in spellings[plural]:
+            path = _page(plural, query)
+            built = Client().get(path, HTTP_ORIGIN="https://maps.example.org")
+            assert built.status_code == 200, path
+            assert built.get(HIT_HEADER) != STORED, path
+            answered = Client().get(path, HTTP_ORIGIN="https://maps.example.org")
+            assert answered[HIT_HEADER] == STORED, path
+            with _through_the_view():
+                viewed = Client().get(path, HTTP_ORIGIN="https://maps.example.org")
+            assert (answered.status_code, answered.content) == (viewed.status_code, viewed.content), path
+            assert _headers(answered) == _headers(viewed), path
+            assert answered.content == built.content, path
+    assert _page_rows() == sum(len(found) for found in spellings.values())
+
+
+@pytest.mark.usefixtures("small_pages")
+def test_a_stored_pages_links_name_the_host_that_reads_it(world: World, settings: Any) -> None:
+    settings.ALLOWED_HOSTS = ["testserver", "mirror.example.org"]
+    Client().get(_page("events", "page=2"))
+    mirrored = Client().get(_page("events", "page=2"), HTTP_HOST="mirror.example.org")
+    assert mirrored[HIT_HEADER] == STORED
+    links = mirrored.json()
+    assert links["previous"] == "http://mirror.example.org/api/v1/events/"
+    assert links["next"] == "http://mirror.example.org/api/v1/events/?page=3"
+    assert b"testserver" not in mirrored.content
+
+
+def test_a_stored_page_costs_one_statement(world: World) -> None:
+    Client().get(_page("events", ""))
+    with CaptureQueriesContext(connection) as queries:
+        response = Client().get(_page("events", ""))
+    assert response[HIT_HEADER] == STORED
+    assert len(queries) == 1, [query["sql"] for query in queries]
+
+
+@pytest.mark.usefixtures("small_pages")
+@pytest.mark.parametrize(
+    "query",
+    [
+        "page_size=2",  # not the default size
+        "page=02",
+        "page=last",
+        "page=%32",
+        "page=2&page=2",
+        "page=2&",
+        "page",
+        "fiction=include",
+        "kind=order",
+        "format=json",
+        "page=99",  # past the end: the view's 404
+    ],
+)
+def test_any_other_page_goes_to_the_view_and_is_never_stored(world: World, query: str) -> None:
+    for _ in range(2):
+        response = Client().get(_page("events", query))
+        assert response.get(HIT_HEADER) != STORED
+        assert response.status_code in (200, 400, 404)
+    assert _page_rows() == 0
+
+
+def test_pages_are_not_stored_in_another_format_or_reading(world: World) -> None:
+    for request_kwargs in ({"HTTP_ACCEPT": "application/ld+json"}, {"HTTP_ACCEPT": "application/json; indent=2"}):
+        for _ in range(2):
+            assert Client().get(_page("events", ""), **request_kwargs).get(HIT_HEADER) != STORED
+    assert _page_rows() == 0
+
+
+@pytest.mark.usefixtures("small_pages")
+def test_a_write_makes_the_pages_of_the_lists_it_touched_stale_and_no_others(world: World) -> None:
+    pages = {f"{plural} {query}": _page(plural, query) for plural in LISTS for query in ("", "page=2")
+             if query in _spellings(plural)}
+    for path in pages.values():
+        Client().get(path)
+    publish_change(world.order, title="唐生智下令全军撤退")
+    after = {name: Client().get(path) for name, path in pages.items()}
+    rebuilt = {name for name, response in after.items() if response.get(HIT_HEADER) != STORED}
+    assert {"events ", "events page=2", "persons ", "persons page=2"} <= rebuilt
+    assert "sources " not in rebuilt  # no source shows the event
+    assert "唐生智下令全军撤退" in "".join(response.content.decode() for response in after.values())
+    with _through_the_view():
+        for name, path in pages.items():
+            assert Client().get(path).content == after[name].content, name
+    assert all(Client().get(path)[HIT_HEADER] == STORED for path in pages.values())  # stored again by the views
+
+
+def test_a_forged_or_stale_page_is_never_read(world: World) -> None:
+    Client().get(_page("persons", ""))
+    StoredDocument.objects.filter(variant__startswith=stored.PAGE_PREFIX).update(body='{"forged": true}',
+                                                                                 tag_version=-1)
+    response = Client().get(_page("persons", ""))
+    assert b"forged" not in response.content
+    assert response.get(HIT_HEADER) != STORED
+
+
+def test_a_record_named_list_is_not_confused_with_its_lists_pages(world: World) -> None:
+    approved(Person(slug="list", name="名单"))
+    Client().get(_page("persons", ""))
+    Client().get(f"{BASE}/persons/list/")
+    assert set(stored.details(stored.KINDS["person"], "list")) == {"exclude"}
+    answered = Client().get(f"{BASE}/persons/list/")
+    assert answered[HIT_HEADER] == STORED
+    assert answered.json()["slug"] == "list"
+    assert Client().get(_page("persons", ""))[HIT_HEADER] == STORED
+
+
+@pytest.mark.parametrize(
+    ("query", "variant"),
+    [
+        ("", "page:1:"),
+        ("page=3", "page:3:p"),
+        ("page_size=50&page=3", "page:3:sp"),
+        ("page=3&page_size=50", "page:3:ps"),
+        ("page_size=50", "page:1:s"),
+        ("page_size=5", None),
+        ("page=0", None),
+        ("page=-1", None),
+        ("page=１", None),  # a full-width digit
+        ("page=1234567890123", None),  # too long to be a variant, and far past any list's end
+        ("page=2&page_size=50&page_size=50", None),
+        ("q=x", None),
+    ],
+)
+def test_the_variant_of_a_page_is_its_number_and_the_spelling_of_its_query(query: str, variant: str | None) -> None:
+    assert stored.page_variant(query, 50) == variant
+
+
+def test_refreshing_after_a_write_leaves_stored_pages_to_their_readers(world: World) -> None:
+    detail = f"{BASE}/events/{world.order.slug}/"
+    Client().get(_page("events", ""))
+    Client().get(detail)
+    tags = {stored.KINDS["event"].tag("list"), stored.KINDS["event"].tag(world.order.slug)}
+    assert stored.refresh(tags) == 1  # the event's own document; its list's page is built by the list's view
+    assert Client().get(detail)[HIT_HEADER] == STORED
