@@ -88,7 +88,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     # Before the stored answers below, so that they carry its header too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Plain reads of one record from its stored document; the middleware below serve the admin's forms.
+    # Plain reads of one record or a first-shown page from its stored document; the middleware below serve the admin.
     "archive.api.stored_answers.StoredAnswerMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -181,7 +181,7 @@ def _endpoint_figures(run: Run, endpoint: Endpoint, servers: dict[str, int], equ
     _api_figures(
         run, f"API {endpoint.title}", measured["ours"], b, cached=True,
         notes="as served: repeated requests are answered from the response cache until the data changes, and a plain "
-        "detail from its current stored document before it; " + common,
+        "detail or a page as first shown from its current stored document before it; " + common,
     )
     _api_figures(
         run, f"API {endpoint.title}, response cache off", measured["uncached"], b, cached=False,

@@ -7,9 +7,10 @@ admin (`records.record_update`, a revision, approved by a reviewer with
 `revisions.approve_revision`). A write invalidates the documents that show
 what it changed (`archive.freshness`), so readers of other records keep their
 cached answers; before, any commit emptied the cache for everyone. A person's
-detail is answered from its stored document before the view while that is
-current (`archive.api.stored_answers`); such an answer counts as not built,
-as a cache hit does.
+detail, and the events page as first shown, are answered from their stored
+documents before the view while those are current
+(`archive.api.stored_answers`); such an answer counts as not built, as a
+cache hit does.
 """
 
 from __future__ import annotations
