@@ -119,8 +119,8 @@ LIMITS = [
      "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, sessions, "
      "locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its "
      "content negotiation, the throttle and rendering; neither view reads the database. A plain detail, and a "
-     "page as first shown, is answered by a middleware before CSRF, authentication, messages, history, the login lockout, URL resolution "
-     "and DRF (`archive/api/stored_answers.py`): it pays the middleware before it, one resolution of its path, the "
+     "page as first shown, is answered by a middleware before CSRF, authentication, messages, history, the "
+     "login lockout, URL resolution and DRF (`archive/api/stored_answers.py`): it pays the middleware before it, one resolution of its path, the "
      "throttle, one statement for its document (prepared, as the baseline's is) and its ETag and Last-Modified; "
      "the check of the persistent connection reads its socket and sends nothing. The baseline's tiny app pays "
      "none of the stack."),
@@ -129,8 +129,8 @@ LIMITS = [
      "event lists and the records that nest it, and rebuilds their stored documents once it commits, so the "
      "stored events page is built again by its first reader after each write and the person details "
      "are answered from their stored documents, current again once the write commits; an answer from the "
-     "response cache or a stored document counts as not built. The writer shares the 2 cores with the readers and the server, "
-     "which weighs on the p95."),
+     "response cache or a stored document counts as not built. The writer shares the 2 cores with the "
+     "readers and the server, which weighs on the p95."),
     ("API in one process", "one request at a time in the bench's own process through django.test.Client, "
      "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
      "results included, and its Python the rest; \"built by the serializers\" is the same request with the "
