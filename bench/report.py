@@ -120,8 +120,8 @@ LIMITS = [
      "locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its "
      "content negotiation, the throttle and rendering; neither view reads the database. A plain detail, and a "
      "page as first shown, is answered by a middleware before CSRF, authentication, messages, history, the "
-     "login lockout, URL resolution and DRF (`archive/api/stored_answers.py`): it pays the middleware before it, one resolution of its path, the "
-     "throttle, one statement for its document (prepared, as the baseline's is) and its ETag and Last-Modified; "
+     "login lockout, URL resolution and DRF (`archive/api/stored_answers.py`): it pays the middleware before "
+     "it, one resolution of its path, the throttle, one statement for its document (prepared, as the baseline's is) and its ETag and Last-Modified; "
      "the check of the persistent connection reads its socket and sends nothing. The baseline's tiny app pays "
      "none of the stack."),
     ("API with curators writing", "a curator publishes a change of a random event each second (a revision "
