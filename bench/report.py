@@ -116,14 +116,14 @@ LIMITS = [
      "limits of the cached page of events bound them."),
     ("API * detail:", "as served, the details of the other kinds: the limits of the person details as served."),
     ("API stack floor", "the part of every API answer that no read path can save, measured apart "
-     "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, "
-     "sessions, locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its content negotiation, "
-     "the throttle and rendering; neither view reads the database. A plain detail, and a page as first shown, "
-     "is answered by a middleware before CSRF, authentication, messages, history, the login lockout, URL "
-     "resolution and DRF (`archive/api/stored_answers.py`): it pays the middleware before it, one resolution "
-     "of its path, the throttle, one statement for its document (prepared, as the baseline's is) and its ETag "
-     "and Last-Modified; the check of the persistent connection reads its socket and sends nothing. The "
-     "baseline's tiny app pays none of the stack."),
+     "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, sessions, "
+     "locale, CORS, CSRF, authentication, messages, history, the login lockout) and, for the DRF view, its content "
+     "negotiation, the throttle and rendering; neither view reads the database. A plain detail, and a page as first "
+     "shown, is answered by a middleware before CSRF, authentication, messages, history, the login lockout, URL "
+     "resolution and DRF (`archive/api/stored_answers.py`): it pays the middleware before it, one resolution of its "
+     "path, the throttle, one statement for its document (prepared, as the baseline's is) and its ETag and "
+     "Last-Modified; the check of the persistent connection reads its socket and sends nothing. The baseline's tiny "
+     "app pays none of the stack."),
     ("API with curators writing", "a curator publishes a change of a random event each second (a revision "
      "approved at once, through the services the admin calls); each change invalidates that event, the "
      "event lists and the records that nest it, and rebuilds their stored documents once it commits, so the "
