@@ -56,7 +56,7 @@ def request_origin(request: Any) -> str:
     """`scheme://host` of the request, worked out once per request."""
     origin = getattr(request, "_archive_origin", None)
     if origin is None:
-        origin = request.build_absolute_uri("/")[:-1]
+        origin = f"{request.scheme}://{request.get_host()}"  # as `build_absolute_uri` writes it, without a path
         request._archive_origin = origin
     return origin
 

@@ -27,11 +27,12 @@ request spends nothing, so the second check refuses too).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
-from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from django.urls import NoReverseMatch, Resolver404, ResolverMatch, URLResolver, get_resolver, get_urlconf, reverse
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -43,10 +44,21 @@ _PLAIN = frozenset({"", "*/*", JSONRenderer.media_type})
 STORED = "stored"
 
 
+@functools.lru_cache(maxsize=1024)
+def _resolved(resolver: URLResolver, path: str) -> ResolverMatch:
+    """`resolver.resolve(path)`, remembered: a path resolves the same way while its URL configuration stands.
+
+    Keyed by the resolver itself, which Django makes again when the
+    configuration changes (`clear_url_caches`). Resolving a path through
+    every route costs about as much as a stored answer's statement.
+    """
+    return resolver.resolve(path)
+
+
 def _view(request: HttpRequest) -> tuple[APIView, str, dict[str, Any]] | None:
     """The viewset instance that would answer a detail or a list (bound as DRF binds it), its action and kwargs."""
     try:
-        match = resolve(request.path_info)
+        match = _resolved(get_resolver(get_urlconf()), request.path_info)
     except Resolver404:
         return None
     # What DRF's `as_view` marks on the view function it makes for a viewset.

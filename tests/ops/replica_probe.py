@@ -36,16 +36,21 @@ from django.db import connections  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
+from archive.models import StoredDocument  # noqa: E402
 from config import routers  # noqa: E402
 
 
 @contextlib.contextmanager
-def attributed_queries() -> Iterator[dict[str, int]]:
+def attributed_queries() -> Iterator[tuple[dict[str, int], dict[str, int]]]:
+    """Statements by alias: the API's writes of the documents it built (`archive.api.stored`) apart."""
     counts: dict[str, int] = {}
+    stored_writes: dict[str, int] = {}
 
     def wrapper_for(alias: str) -> Callable[..., Any]:
         def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
-            counts[alias] = counts.get(alias, 0) + 1
+            stores = sql.lstrip().startswith("INSERT") and StoredDocument._meta.db_table in sql
+            found = stored_writes if stores else counts
+            found[alias] = found.get(alias, 0) + 1
             return execute(sql, params, many, context)
 
         return wrapper
@@ -53,16 +58,17 @@ def attributed_queries() -> Iterator[dict[str, int]]:
     with contextlib.ExitStack() as stack:
         for alias in settings.DATABASES:
             stack.enter_context(connections[alias].execute_wrapper(wrapper_for(alias)))
-        yield counts
+        yield counts, stored_writes
 
 
 def request(client: Client, method: str, path: str) -> dict[str, Any]:
     started = time.perf_counter()
-    with attributed_queries() as counts:
+    with attributed_queries() as (counts, stored_writes):
         response = getattr(client, method)(path)
     result: dict[str, Any] = {
         "status": response.status_code,
         "queries": dict(counts),
+        "stored_writes": dict(stored_writes),
         "seconds": round(time.perf_counter() - started, 3),
     }
     if method != "head" and response.get("Content-Type", "").startswith("application/json"):

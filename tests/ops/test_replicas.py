@@ -117,6 +117,9 @@ def test_api_reads_go_to_the_standby_and_everything_else_to_the_primary() -> Non
             assert result["status"] < 500, link
         for link, result in answered.items():
             assert set(result["queries"]) == {"replica1"}, link
+            # A list stores its page as first shown (`archive.api.stored`): a write, on the primary.
+            assert set(result["stored_writes"]) <= {"default"}, link
+        assert any(result["stored_writes"] for result in answered.values())
 
         # The dead replica was skipped, remembered as down, and reported by /health/.
         assert up["marked_down"] == {"replica1": False, "replica2": True}
