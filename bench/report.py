@@ -90,11 +90,10 @@ LIMITS = [
      "beside the baseline's single statement. The throttle rewrites one number "
      "per request in a table every worker maps (`archive/rate_table.py`); under this load from one address every "
      "worker writes the same slot."),
-    ("API events page (page_size=50):", "as served, a repeated request is answered from the response cache "
-     "(middleware, throttling, one query for the versions of the documents it shows: its time in one process "
-     "is below), so "
-     "gunicorn's sync workers, the loopback network stack and the load generator on the same 2 cores bound "
-     "it."),
+    ("API events page (page_size=50):", "as served, the stored page is answered before the response cache is "
+     "consulted, as with the cache off (middleware, throttling, one statement: its time in one process is "
+     "below), so gunicorn's sync workers, the loopback network stack and the load generator on the same 2 "
+     "cores bound it."),
     ("API person detail:", "as served, a plain detail whose stored document is current is answered from it "
      "before the response cache is consulted (one statement, as with the cache off: the cache would spend one on "
      "the versions of its tags too); every worker has been asked for every person (eight times per worker each, "
@@ -111,9 +110,9 @@ LIMITS = [
      "and the throttle, beside "
      "the baseline's single statement, which for the smallest documents (a source, a passage, a citation) is a "
      "lookup by key answered about as fast as gunicorn answers anything."),
-    ("API * page (page_size=50):", "as served, the pages of the other kinds are answered from the response "
-     "cache after a warm-up of eight requests per worker and path (within half the endpoint's time budget): the "
-     "limits of the cached page of events bound them."),
+    ("API * page (page_size=50):", "as served, the pages of the other kinds are answered from their stored "
+     "pages, and a source's passages from the response cache, after a warm-up of eight requests per worker and "
+     "path (within half the endpoint's time budget): the limits of the page of events as served bound them."),
     ("API * detail:", "as served, the details of the other kinds: the limits of the person details as served."),
     ("API stack floor", "the part of every API answer that no read path can save, measured apart "
      "(`bench/stages/floor.py`): gunicorn and Django's middleware (the request log, security headers, sessions, "
@@ -148,7 +147,9 @@ LIMITS = [
     ("admin", "template rendering in Python for a page of 50 rows; with ?q=, the name snapshot of every "
      "status and a LIKE over the citations' stored folded quote and claim. The p95 of a few renders is the "
      "slowest of them, so one render slowed by the shared machine can miss the target alone."),
-    ("API queries per request", "constant by construction: every nested relation is one prefetch query."),
+    ("API queries per request", "constant by construction when a page is built (at 40 and 200 rows, sizes "
+     "that are never stored whole): one query counts the list with its latest change, one reads the page's "
+     "keys and one their stored documents; a page at the default size, once stored, is one statement."),
 ]
 
 

@@ -1,7 +1,10 @@
 """The API's SQL queries per request at two page sizes: the count must not grow with the page.
 
-Every list endpoint is read at 50 and at 200 rows with the response cache
+Every list endpoint is built at 40 and at 200 rows with the response cache
 off; a query that grows with the page is named by the table it reads.
+Neither is the default size of 50, whose pages as first shown are stored
+whole once built and then answered in one statement (`archive.api.stored`):
+what is counted here is building a page.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def _api_list_paths() -> list[str]:
     return [*paths, f"/api/v1/sources/{source}/passages/", f"/api/v1/search/?q={ADMIN_QUERY}&type=passage"]
 
 
-SMALL_PAGE, LARGE_PAGE = 50, 200
+SMALL_PAGE, LARGE_PAGE = 40, 200
 
 
 def _page_queries(client: Any, path: str, size: int) -> tuple[Counter[str], int]:
@@ -65,7 +68,7 @@ def api_query_figures(run: Run) -> None:
 
     client = Client()
     for path in _api_list_paths():
-        # 50 and 200 rows rather than 5: five rows may hold no place with a grandparent,
+        # 40 and 200 rows rather than 5: five rows may hold no place with a grandparent,
         # and a prefetch with nothing to fetch is skipped, which is not a query per row.
         small, small_rows = _page_queries(client, path, SMALL_PAGE)
         large, large_rows = _page_queries(client, path, LARGE_PAGE)
