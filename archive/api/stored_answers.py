@@ -42,6 +42,8 @@ from archive.api import caching, conditional, stored
 # The Accept headers that DRF answers with plain JSON, the first renderer of every detail.
 _PLAIN = frozenset({"", "*/*", JSONRenderer.media_type})
 STORED = "stored"
+# Paths remembered by `_resolved` are at most this long, so that its 1,024 entries stay small.
+_REMEMBERED_PATH_LENGTH = 512
 
 
 @functools.lru_cache(maxsize=1024)
@@ -57,8 +59,9 @@ def _resolved(resolver: URLResolver, path: str) -> ResolverMatch:
 
 def _view(request: HttpRequest) -> tuple[APIView, str, dict[str, Any]] | None:
     """The viewset instance that would answer a detail or a list (bound as DRF binds it), its action and kwargs."""
+    resolver, path = get_resolver(get_urlconf()), request.path_info
     try:
-        match = _resolved(get_resolver(get_urlconf()), request.path_info)
+        match = _resolved(resolver, path) if len(path) <= _REMEMBERED_PATH_LENGTH else resolver.resolve(path)
     except Resolver404:
         return None
     # What DRF's `as_view` marks on the view function it makes for a viewset.

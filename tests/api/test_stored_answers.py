@@ -383,3 +383,14 @@ def test_refreshing_after_a_write_leaves_stored_pages_to_their_readers(world: Wo
     tags = {stored.KINDS["event"].tag("list"), stored.KINDS["event"].tag(world.order.slug)}
     assert stored.refresh(tags) == 1  # the event's own document; its list's page is built by the list's view
     assert Client().get(detail)[HIT_HEADER] == STORED
+
+
+def test_a_long_path_is_answered_without_being_remembered(world: World) -> None:
+    from archive.api.stored_answers import _resolved
+
+    _resolved.cache_clear()
+    long_slug = "x" * 600
+    for _ in range(2):
+        assert Client().get(f"{BASE}/persons/{long_slug}/").status_code == 404
+    assert Client().get(_page("persons", "")).status_code == 200
+    assert _resolved.cache_info().currsize == 1  # the list's path; never the long one
