@@ -214,13 +214,24 @@ class ArchiveViewMixin(_ViewSetBase):
         """The kind whose list this view answers, when its pages may be stored whole (`stored.page_variant`)."""
         return None
 
-    def page_to_keep(self) -> stored.PageToKeep | None:
-        """How this list's page will be stored once built, or None; call it before the records are read."""
+    def whole_page(self) -> tuple[Response | None, stored.PageToKeep | None]:
+        """The current stored page this list request names, or else how to keep the page it builds (or neither).
+
+        Call it before the records are read. As a detail's view answers from
+        its current document, a list's view answers from its current page a
+        request the stored answers passed on (HEAD, a browser's Accept).
+        """
         kind = type(self).stored_list_kind()
         if kind is None or self.action != "list" or not self.reads_stored():
-            return None
+            return None, None
         variant = stored.page_variant(self.request.META.get("QUERY_STRING", ""), self.paginator.page_size)
-        return None if variant is None else stored.page_to_keep(stored.KINDS[kind], variant)
+        if variant is None:
+            return None, None
+        current = stored.current_page(stored.KINDS[kind], variant)
+        if current is not None:
+            self.last_modified = current.last_modified
+            return _written(stored.single(current.body, self.request)), None
+        return None, stored.page_to_keep(stored.KINDS[kind], variant)
 
     def stored_page(self, queryset: QuerySet, kind: str, mode: FictionMode,
                     keep: stored.PageToKeep | None = None) -> Response:
@@ -282,7 +293,9 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        keep = self.page_to_keep()
+        whole, keep = self.whole_page()
+        if whole is not None:
+            return whole
         queryset = self.filter_queryset(self.get_queryset())
         self.note_last_modified(queryset)
         if self.reads_stored():
@@ -527,7 +540,9 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return get_object_or_404(selectors.citations_with_targets(), pk=_id(self.kwargs["pk"]))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        keep = self.page_to_keep()
+        whole, keep = self.whole_page()
+        if whole is not None:
+            return whole
         queryset = self.filter_queryset(self.get_queryset())
         self.note_last_modified(queryset)
         if self.reads_stored():

@@ -394,3 +394,16 @@ def test_a_long_path_is_answered_without_being_remembered(world: World) -> None:
         assert Client().get(f"{BASE}/persons/{long_slug}/").status_code == 404
     assert Client().get(_page("persons", "")).status_code == 200
     assert _resolved.cache_info().currsize == 1  # the list's path; never the long one
+
+
+def test_a_stored_page_the_view_is_asked_for_is_read_not_built_again(world: World) -> None:
+    """A browser's Accept, or HEAD, reaches the view: a current stored page is its answer, as for a detail."""
+    first = Client().get(_page("events", ""))
+    browser = "text/html,application/xhtml+xml,*/*;q=0.8"
+    with CaptureQueriesContext(connection) as queries:
+        viewed = Client().get(_page("events", ""), HTTP_ACCEPT=browser)
+    assert viewed.get(HIT_HEADER) != STORED
+    assert viewed.content == first.content
+    assert viewed["ETag"] == first["ETag"]
+    assert not [query for query in queries if "INSERT" in query["sql"]]
+    assert len(queries) == 1, [query["sql"] for query in queries]
