@@ -11,13 +11,14 @@ from .places import Location, LocationAlias, LocationKind
 from .redirects import RedirectModel, SlugRedirect
 from .revisions import Revision, RevisionKind, RevisionState
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
-from .statements import Statement, StatementField
+from .statements import Basis, Statement, StatementField
 from .stored_documents import StoredDocument
 from .units import Echelon, Post, Unit, UnitAlias
 
 __all__ = [
     "FICTION_KINDS",
     "TARGET_FIELDS",
+    "Basis",
     "Citation",
     "Curated",
     "CuratorNote",

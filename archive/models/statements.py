@@ -69,6 +69,20 @@ BOUNDED_FIELDS = frozenset({StatementField.DATE})
 RANK_ORDER: dict[str, int] = {Rank.PREFERRED: 0, Rank.NORMAL: 1, Rank.DEPRECATED: 2}
 
 
+class Basis(models.TextChoices):
+    """What an account rests on (Wikibase's "stated in" and "inferred from").
+
+    Stated: one of its cited quotes says the value. Inferred: no quote says it;
+    the account's reasoning says how it follows from its cited passages (the
+    premises). Reference: no text of the collection gives it (a birth year,
+    coordinates); the named reference does.
+    """
+
+    STATED = "stated", _("stated")
+    INFERRED = "inferred", _("inferred")
+    REFERENCE = "reference", _("reference")
+
+
 def _exactly_one_target() -> Q:
     condition = Q()
     for chosen in STATEMENT_TARGETS:
@@ -149,6 +163,25 @@ class Statement(Curated):
     latest = models.DateTimeField(_("latest"), null=True, blank=True)
     rank = models.CharField(_("rank"), max_length=16, choices=Rank.choices, default=Rank.NORMAL)
     note = models.TextField(_("note"), blank=True, help_text=_("Why this rank; what the other accounts say."))
+    basis = models.CharField(
+        _("basis"),
+        max_length=16,
+        choices=Basis.choices,
+        default=Basis.STATED,
+        help_text=_("Stated: a cited quote says the value. Inferred: it follows from the cited passages, "
+                    "as the reasoning says. Reference: no text of the collection gives it; the reference does."),
+    )
+    reasoning = models.TextField(
+        _("reasoning"),
+        blank=True,
+        help_text=_("Of an inferred account: how the value follows from its cited passages."),
+    )
+    reference = models.CharField(
+        _("reference"),
+        max_length=300,
+        blank=True,
+        help_text=_("Of a reference account: the work that gives the value (author, title, page)."),
+    )
     position = models.PositiveSmallIntegerField(_("order"), default=0)
 
     event = models.ForeignKey(
@@ -193,6 +226,16 @@ class Statement(Curated):
                 condition=Q(earliest__isnull=True, latest__isnull=True)
                 | Q(earliest__isnull=False, latest__isnull=False, earliest__lte=models.F("latest")),
                 name="statement_bounds_ordered",
+            ),
+            # An inference says how it was drawn; a reference value says where it comes from.
+            models.CheckConstraint(
+                condition=~Q(basis="inferred") | ~Q(reasoning=""), name="statement_inferred_has_reasoning"
+            ),
+            models.CheckConstraint(
+                condition=~Q(basis="reference") | ~Q(reference=""), name="statement_reference_is_named"
+            ),
+            models.CheckConstraint(
+                condition=Q(basis__in=["stated", "inferred", "reference"]), name="statement_basis_known"
             ),
         ]
         indexes = [
