@@ -5,6 +5,11 @@ are noted (a record may leave a person or an event, or change its slug);
 after, those of the documents that show it now. Both are bumped, so a cached
 answer built before the write is never served after it commits. Writes that
 bypass the signals (COPY, `bulk_update`, merges) bump `*` themselves.
+
+Only published rows are shown (`tags.is_public`): a write to a row that was
+unpublished before and is unpublished after (a draft, a record in review, a
+draft source's passages) changes no document, so it bumps nothing and costs
+the curator no reads of what nests it.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ def _as_stored(sender: type[models.Model], instance: models.Model, using: str) -
     if instance.pk is None:
         return set()
     stored = sender._default_manager.using(using).filter(pk=instance.pk).first()
-    return tags.touched(stored) if stored is not None else set()
+    return tags.touched(stored) if stored is not None and tags.is_public(stored) else set()
 
 
 def _before_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default",
@@ -65,21 +70,27 @@ def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = 
         DocumentVersion.objects.bump_everything(using=using)
         return
     before: set[str] = getattr(instance, _BEFORE, set())
-    _bump(before | tags.touched(instance), using)
+    now = tags.touched(instance) if tags.is_public(instance) else set()
+    _bump(before | now, using)
 
 
 def _before_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **kwargs: Any) -> None:
     # Sent for every row of a cascade before any is deleted, while every link still stands.
-    _bump(tags.touched(instance), using)
+    if tags.is_public(instance):
+        _bump(tags.touched(instance), using)
 
 
 def _links_changed(sender: type[models.Model], instance: models.Model, action: str, model: type[models.Model],
                    pk_set: set[Any] | None, using: str = "default", **kwargs: Any) -> None:
     if not action.startswith("post_"):
         return
+    # A link is shown only between published rows: an unpublished end makes it invisible.
+    if not tags.is_public(instance):
+        return
     found = tags.touched(instance)
     for other in model._default_manager.using(using).filter(pk__in=pk_set or ()):
-        found |= tags.touched(other)
+        if tags.is_public(other):
+            found |= tags.touched(other)
     _bump(found, using)
 
 

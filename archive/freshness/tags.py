@@ -32,6 +32,7 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from archive.models.curation import Curated, Status
 from archive.models.document_versions import EVERYTHING
 from archive.models.statements import STATEMENT_TARGETS
 
@@ -170,6 +171,23 @@ def citation(instance: Citation) -> set[str]:
     if source:
         passage_tags.add(f"source:{source}:passages")
     return {f"citation:{instance.pk}", list_tag("citation")} | passage_tags | _target(instance)
+
+
+def is_public(instance: models.Model) -> bool:
+    """Whether a document of the API may show `instance`: only published rows are shown.
+
+    A curated row is public when approved; a name, an alias or a passage when
+    the record or source it belongs to is. A rejected or withdrawn row that was
+    published before is caught by the caller, which reads the row as stored.
+    """
+    if isinstance(instance, Curated):
+        return instance.status == Status.APPROVED
+    owner = {PersonName: (Person, "person_id"), UnitAlias: (Unit, "unit_id"),
+             LocationAlias: (Location, "location_id"), Passage: (Source, "source_id")}.get(type(instance))
+    if owner is None:
+        return True
+    model, field = owner
+    return model._default_manager.filter(pk=getattr(instance, field), status=Status.APPROVED).exists()
 
 
 def touched(instance: models.Model) -> set[str]:

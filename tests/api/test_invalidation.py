@@ -142,3 +142,33 @@ def test_a_refresh_that_fails_after_the_commit_leaves_the_write_done(world: dict
     # The stale document is never read: its reader builds it.
     with override_settings(API_CACHE_SECONDS=0):
         assert "自南京撤退" in _get(PATHS["event"]).content.decode()
+
+
+def _versions() -> dict[str, int]:
+    return dict(DocumentVersion.objects.values_list("tag", "version"))
+
+
+def test_writes_that_change_nothing_public_bump_nothing(world: dict[str, Any]) -> None:
+    """A draft, its submission, a pending revision and a draft source's passages are seen by no document."""
+    from archive.services import records
+    from tests.factories import in_status, source_with_text, user
+
+    before = _versions()
+    draft = in_status(Event(slug="draft-crossing", title="渡江", kind="movement", date="1937-12-13"), "in_review")
+    in_status(Participation(slug="draft-song", event=world["event"], person=world["unrelated"], role="commander"),
+              "draft")
+    source_with_text("唐生智于12日傍晚5点召集会议。", status="draft")
+    editor = user("invalidation-editor", role="curator")
+    fresh = Event.objects.get(pk=world["event"].pk)
+    fresh.title = "自南京撤退"
+    assert records.record_update(record=fresh, by=editor) is not None  # a revision waits for review
+    assert _versions() == before
+    for path in PATHS.values():
+        _get(path)
+    assert all(_hit(path) for path in PATHS.values())
+
+    # Publishing the draft is a public change: its list is stale, its neighbours are not.
+    approved(draft)
+    assert not _hit(PATHS["events"])
+    assert _hit(PATHS["participant"])
+    assert _versions() != before
