@@ -1,7 +1,8 @@
 """The shipped collection loaded for a test module, inside a transaction rolled back afterwards.
 
 `loaddata` of the fixture files, in order: the same records `load_collection` loads, without its
-bulk history rows (their COPY path is not what these tests are about). Each file is followed by
+bulk history rows (their COPY path is not what these tests are about), with the fiction flags
+and the document versions brought up to date once at the end, as `load_collection` does. Each file is followed by
 fresh planner statistics, as `load_collection` does, so that PostgreSQL plans the next file's
 lookups for the rows just loaded.
 """
@@ -18,7 +19,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import transaction
 
+from archive import fiction
 from archive.db.statistics import refresh_statistics
+from archive.freshness.signals import bulk
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 
@@ -30,9 +33,10 @@ def fixture_files() -> list[Path]:
 @contextlib.contextmanager
 def collection_loaded() -> Iterator[None]:
     with transaction.atomic():
-        for path in fixture_files():
-            call_command("loaddata", str(path), verbosity=0)
-            refresh_statistics()
+        with fiction.deferred(), bulk():
+            for path in fixture_files():
+                call_command("loaddata", str(path), verbosity=0)
+                refresh_statistics()
         yield
         transaction.set_rollback(True)
 

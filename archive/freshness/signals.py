@@ -14,6 +14,9 @@ the curator no reads of what nests it.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from django.db import connections, models, transaction
@@ -22,12 +25,42 @@ from django.dispatch import Signal
 
 from archive.freshness import tags
 from archive.models import DocumentVersion, Event, Statement
+from archive.models.document_versions import EVERYTHING
 
 _BEFORE = "_freshness_before"
 _PENDING = "_freshness_committed_tags"
 
 # Sent once the writes that touched `tags` are committed (on `using`), for whoever keeps documents current.
 documents_changed = Signal()
+
+# Inside `bulk()`: the receivers only note that something was written.
+_bulk = threading.local()
+
+
+@contextlib.contextmanager
+def bulk(using: str = "default") -> Iterator[None]:
+    """A load of many rows: `*` is bumped once at its end instead of tags worked out row by row.
+
+    Working out what each row of a whole collection touches reads every record
+    that nests it, thousands of times over, to end in `*` anyway.
+    """
+    if getattr(_bulk, "active", False):
+        yield
+        return
+    _bulk.active, _bulk.written = True, False
+    try:
+        yield
+        if _bulk.written:
+            _bump({EVERYTHING}, using)
+    finally:
+        _bulk.active = False
+
+
+def _noted_in_bulk() -> bool:
+    if getattr(_bulk, "active", False):
+        _bulk.written = True
+        return True
+    return False
 
 
 def _bump(found: set[str], using: str) -> None:
@@ -59,13 +92,15 @@ def _as_stored(sender: type[models.Model], instance: models.Model, using: str) -
 
 def _before_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default",
                  **kwargs: Any) -> None:
-    if raw:
+    if raw or _noted_in_bulk():
         return  # fixtures load rows as they are; `loaddata` callers bump `*`
     setattr(instance, _BEFORE, _as_stored(sender, instance, using))
 
 
 def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default",
                 **kwargs: Any) -> None:
+    if _noted_in_bulk():
+        return
     if raw:
         DocumentVersion.objects.bump_everything(using=using)
         return
@@ -76,13 +111,13 @@ def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = 
 
 def _before_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **kwargs: Any) -> None:
     # Sent for every row of a cascade before any is deleted, while every link still stands.
-    if tags.is_public(instance):
+    if not _noted_in_bulk() and tags.is_public(instance):
         _bump(tags.touched(instance), using)
 
 
 def _links_changed(sender: type[models.Model], instance: models.Model, action: str, model: type[models.Model],
                    pk_set: set[Any] | None, using: str = "default", **kwargs: Any) -> None:
-    if not action.startswith("post_"):
+    if not action.startswith("post_") or _noted_in_bulk():
         return
     # A link is shown only between published rows: an unpublished end makes it invisible.
     if not tags.is_public(instance):

@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from archive import fiction
 from archive import search as search_index
 from archive.db.statistics import refresh_statistics
+from archive.freshness import signals as freshness_signals
 from archive.models import Curated, LocationAlias, Passage, PersonName, Source, Status, UnitAlias
 from archive.services import revisions
 from archive.text.segment import Segment, split_passages, verify_tiling
@@ -235,6 +236,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
         tempfile.TemporaryDirectory(prefix="collection-") as tmp,
         transaction.atomic(using=using),
         fiction.deferred(using),
+        freshness_signals.bulk(using),
     ):
         for path in collection.files:
             records = collection.records.get(path, [])
