@@ -61,7 +61,7 @@ def _watch(page: Any, seen: list[str]) -> None:
     page.on("pageerror", lambda error: seen.append(f"error: {error}"))
 
 
-def _visit(page: Any, url: str, seen: list[str], ready: str = "main, #content, #swagger-ui") -> dict[str, Any]:
+def _visit(page: Any, url: str, seen: list[str], ready: str = "main, #content, #swagger-ui") -> None:
     before = len(seen)
     page.goto(url)
     page.wait_for_selector(ready)
@@ -76,7 +76,6 @@ def _visit(page: Any, url: str, seen: list[str], ready: str = "main, #content, #
     assert state["jsLinks"] == 0, url
     assert state["injected"] == 0, url
     assert seen[before:] == [], url
-    return state  # type: ignore[no-any-return]
 
 
 def test_hostile_texts_stay_text_on_every_page(live_server: Any, new_page: Any) -> None:

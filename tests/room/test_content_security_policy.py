@@ -77,8 +77,9 @@ def _check(client: Client, path: str) -> list[str]:
         inline = [attrs for attrs in SCRIPT_TAG.findall(html) if "src=" not in attrs and not DATA_ISLAND.search(attrs)]
         if inline:
             problems.append(f"{path}: inline script {inline}")
-        if HANDLER.search(html):
-            problems.append(f"{path}: inline handler {HANDLER.search(html).group(0)}")  # type: ignore[union-attr]
+        handler = HANDLER.search(html)
+        if handler:
+            problems.append(f"{path}: inline handler {handler.group(0)}")
     return problems
 
 

@@ -8,6 +8,7 @@ huge numbers, very long values and repeated parameters.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -109,7 +110,7 @@ def _nested_units(depth: int) -> list[Unit]:
     chain = Unit.objects.bulk_create(
         Unit(slug=f"deep-{level}", name=f"深层{level}", echelon=Echelon.DETACHMENT, status=Status.APPROVED)
         for level in range(depth))
-    for parent, child in zip(chain, chain[1:], strict=False):
+    for parent, child in itertools.pairwise(chain):
         child.parent = parent
     Unit.objects.bulk_update(chain, ["parent"])
     return chain
