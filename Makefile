@@ -64,11 +64,12 @@ check-deploy: venv
 
 # The checks CI runs before the tests: style (ruff), types (mypy with the Django
 # and DRF plugins, which read the settings, hence .env) and the layers of the
-# code (import-linter, contracts in pyproject.toml).
+# code (import-linter, contracts in pyproject.toml); bandit fails on any finding of high severity.
 lint: venv .env
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/bandit -r archive config -lll -q
 
 # Keeps .env (its SECRET_KEY and anything added to it).
 clean:

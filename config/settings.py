@@ -20,6 +20,7 @@ from typing import Any
 
 import dj_database_url
 import environ  # type: ignore[import-untyped]  # django-environ ships no type information
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -88,6 +89,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     # Before the stored answers below, so that they carry its header too.
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The Content-Security-Policy below, on every answer (stored ones too).
+    "csp.middleware.CSPMiddleware",
     # Plain reads of one record or a first-shown page from its stored document; the middleware below serve the admin.
     "archive.api.stored_answers.StoredAnswerMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -279,6 +282,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No validator badge: it would be an image from validator.swagger.io, which the policy refuses.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # The reconciliation service (plain Django views) is added to the schema by a hook.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -360,6 +365,25 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+# No script of the site reads the cookie: forms carry the token, the API docs get it rendered into their script.
+CSRF_COOKIE_HTTPONLY = True
+
+# Every page (reading room, admin, API docs) runs only the scripts the app serves: no inline
+# script, no inline handler, no eval, nothing from elsewhere (docs/security.md, "Script from data").
+# Styles may be inline: the admin's and the API pages' own templates set some, and a style runs no script.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 # Logs go to the console (gunicorn passes them to its stderr): JSON lines in

@@ -44,6 +44,32 @@ def command_posts(unit: Unit, mode: FictionMode) -> list[CommandPost]:
     ]
 
 
+@dataclass
+class Line:
+    """One unit of the tree as the page writes it, in reading order: its depth, and the branches it ends."""
+
+    node: Node
+    depth: int
+    # Ancestors' lists closed after this unit: a leaf may end its parent's list and the lists above it.
+    ends: range
+
+
+def lines(roots: list[Node]) -> list[Line]:
+    """The tree flattened in reading order, walked with a stack: no recursion, however deep the units nest."""
+    order: list[tuple[Node, int]] = []
+    stack = [(root, 0) for root in reversed(roots)]
+    while stack:
+        node, depth = stack.pop()
+        order.append((node, depth))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    written = []
+    for index, (node, depth) in enumerate(order):
+        following = order[index + 1][1] if index + 1 < len(order) else 0
+        ends = range(depth - following) if not node.children else range(0)
+        written.append(Line(node, depth, ends))
+    return written
+
+
 def tree(mode: FictionMode) -> list[Node]:
     """Every visible unit under its visible parent; a unit whose parent is hidden is a root."""
     units = list(selectors.filter_fiction(selectors.units(mode), mode).order_by("name", "slug"))

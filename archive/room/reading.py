@@ -9,6 +9,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
@@ -63,7 +64,19 @@ def _moment(request: HttpRequest, name: str, default: dt.datetime) -> dt.datetim
         except ValueError:
             raise BadParameter(name, _("“%(value)s” is not a date or a time.") % {"value": raw}) from None
         parsed = dt.datetime.combine(day, dt.time.min)
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=NANJING)
+    moment = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=NANJING)
+    return _comparable(moment, name, raw)
+
+
+def _comparable(moment: dt.datetime, name: str, raw: str) -> dt.datetime:
+    """A moment the database compares in UTC and the page shows in Nanjing time: both inside years 1 to 9999."""
+    try:
+        moment.astimezone(dt.UTC)
+        timezone.localtime(moment)
+    except OverflowError:
+        raise BadParameter(name, _("“%(value)s” is beyond the calendar the archive compares (years 1 to 9999 in UTC).")
+                           % {"value": raw}) from None
+    return moment
 
 
 @dataclass(frozen=True)

@@ -123,14 +123,12 @@ def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
         else:
             roots.append(event)
     ordered: list[tuple[Event, int]] = []
-
-    def visit(event: Event, depth: int) -> None:
+    # Walked with a stack, not recursion: sub-events may nest as deep as the window holds events.
+    stack = [(root, 0) for root in reversed(roots)]
+    while stack:
+        event, depth = stack.pop()
         ordered.append((event, depth))
-        for child in children.get(event.pk, []):
-            visit(child, depth + 1)
-
-    for root in roots:
-        visit(root, 0)
+        stack.extend((child, depth + 1) for child in reversed(children.get(event.pk, [])))
     return ordered
 
 

@@ -272,4 +272,4 @@ def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 
 @reads_mode
 def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
-    return _page(request, "order_of_battle.html", {"roots": battle.tree(mode)}, mode)
+    return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode))}, mode)

@@ -67,7 +67,7 @@
         .then(function (data) {
           if (mine !== serial || !data.results) return;
           var keep = select.value;
-          select.innerHTML = "";
+          select.replaceChildren();
           var blank = document.createElement("option");
           blank.value = "";
           blank.textContent = "---------";

@@ -16,7 +16,32 @@
         interactive: false,
       }).addTo(map).bringToBack();
     });
-  const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  // Names and titles are data: they reach the page as text nodes, never as HTML (Leaflet reads a string as HTML).
+  const text = (value) => document.createTextNode(String(value));
+  // Links are the app's own paths; anything else (a javascript: URL) is not linked.
+  const link = (url, content) => {
+    const own = typeof url === "string" && url.startsWith("/") && !url.startsWith("//");
+    const node = document.createElement(own ? "a" : "span");
+    if (own) node.setAttribute("href", url);
+    node.appendChild(content);
+    return node;
+  };
+  const popup = (place) => {
+    const box = document.createElement("div");
+    const name = document.createElement("strong");
+    name.appendChild(text(place.name));
+    box.append(link(place.url, name), document.createElement("br"), text(place.precision));
+    if (place.events.length) {
+      const list = document.createElement("ul");
+      for (const e of place.events) {
+        const item = document.createElement("li");
+        item.appendChild(link(e.url, text(e.title)));
+        list.appendChild(item);
+      }
+      box.appendChild(list);
+    }
+    return box;
+  };
   for (const place of places) {
     const busy = place.events.length > 0;
     L.circle([place.lat, place.lon], {
@@ -25,8 +50,9 @@
     const dot = L.circleMarker([place.lat, place.lon], {
       radius: busy ? 6 : 4, color: busy ? "#8a1c1c" : "#555", fillOpacity: 0.9, weight: 1,
     }).addTo(map);
-    const events = place.events.map((e) => `<li><a href="${escape(e.url)}">${escape(e.title)}</a></li>`).join("");
-    dot.bindPopup(`<a href="${escape(place.url)}"><strong>${escape(place.name)}</strong></a><br>${escape(place.precision)}${events ? `<ul>${events}</ul>` : ""}`);
-    dot.bindTooltip(place.name, { permanent: busy, direction: "right", className: "place-label" });
+    dot.bindPopup(popup(place));
+    const label = document.createElement("span");
+    label.appendChild(text(place.name));
+    dot.bindTooltip(label, { permanent: busy, direction: "right", className: "place-label" });
   }
 })();

@@ -80,7 +80,9 @@
     let y = AXIS;
     for (const row of visible) {
       const group = el("g", { class: "row", "data-slug": row.slug });
-      const link = el("a", { href: row.url });
+      // Only the app's own paths are linked: never a javascript: URL.
+      const own = typeof row.url === "string" && row.url.startsWith("/") && !row.url.startsWith("//");
+      const link = el("a", own ? { href: row.url } : {});
       link.appendChild(el("text", { class: "row-label", x: 4 + row.depth * 14, y: y + 15 }, row.title.length > chars ? row.title.slice(0, chars - 1) + "…" : row.title));
       group.appendChild(link);
       row.bars.forEach((bar, lane) => {
