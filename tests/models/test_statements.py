@@ -131,9 +131,9 @@ def test_a_statement_rests_only_on_citations_of_its_own_record(meeting: Event, t
 def test_a_stated_account_its_quotes_do_not_say_is_refused(meeting: Event, texts: tuple) -> None:
     history_cite, memoir_cite, _novel = texts
     gate = approved(Location(slug="gate", name="挹江门", kind="gate"))
-    with pytest.raises(ValidationError, match="12月12日傍晚5点.*does not name the place.*挹江门"):
+    with pytest.raises(ValidationError, match=r"12月12日傍晚5点.*does not name the place.*挹江门"):
         statements.statement_create(target=meeting, field_name="location", value="gate", citations=[history_cite])
-    with pytest.raises(ValidationError, match="not in the cited quotes.*12日傍晚6点"):
+    with pytest.raises(ValidationError, match=r"not in the cited quotes.*12日傍晚6点"):
         statements.statement_create(target=meeting, field_name="date", value="1937-12-12", citations=[history_cite],
                                     as_written="12日傍晚6点")
     with pytest.raises(ValidationError, match="do not hold the time the words give"):
