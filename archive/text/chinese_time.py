@@ -52,7 +52,7 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "上午": (6 * 60, 12 * 60 - 1, "am"),
     "中午": (11 * 60, 14 * 60 - 1, "pm"),
     "下午": (12 * 60, 18 * 60 - 1, "pm"),
-    "傍晚": (16 * 60, 20 * 60 - 1, "pm"),
+    "傍晚": (16 * 60 + 30, 20 * 60 - 1, "pm"),
     "黄昏": (16 * 60 + 30, 20 * 60 - 1, "pm"),
     "天黑": (17 * 60, 19 * 60 - 1, "pm"),
     "晚上": (18 * 60, 24 * 60 - 1, "pm"),
@@ -271,11 +271,19 @@ def readings(words: str, day: dt.date, tz: dt.tzinfo | None = None) -> list[Span
 
 
 def contains(earliest: dt.datetime, latest: dt.datetime, span: Span) -> bool:
-    """The bounds hold the whole time the words give (an open end needs only its fixed edge)."""
-    return earliest <= span.earliest and span.latest <= latest if not (span.open_start or span.open_end) else (
-        (span.open_start or earliest <= span.earliest) and (span.open_end or span.latest <= latest)
-        and earliest <= span.latest and span.earliest <= latest
-    )
+    """The bounds hold the time the words give.
+
+    Words with a fixed time (傍晚5点) are held whole. Words that leave one end open (傍晚决定弃城后:
+    after something in the evening) fix only where the account begins (or, with 前, ends): that
+    edge must fall within the time they name.
+    """
+    if span.open_end and not span.open_start:
+        return span.earliest <= earliest <= span.latest
+    if span.open_start and not span.open_end:
+        return span.earliest <= latest <= span.latest
+    if span.open_start and span.open_end:
+        return earliest <= span.latest and span.earliest <= latest
+    return earliest <= span.earliest and span.latest <= latest
 
 
 def contradicts(earliest: dt.datetime, latest: dt.datetime, span: Span) -> bool:

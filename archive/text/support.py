@@ -47,16 +47,19 @@ __all__ = [
 ROLE_WORDS: dict[str, tuple[str, ...]] = {
     "participant": (),
     "commander": ("指挥", "率", "司令", "军长", "师长", "旅长", "团长", "营长", "连长", "长官", "总队长", "命令",
-                  "下令", "带领", "带着", "统帅", "负责"),
+                  "下令", "带领", "带着", "统帅", "负责", "部"),
     "signatory": ("签", "署名", "画押"),
-    "organiser": ("召集", "主持", "召开", "组织", "安排"),
+    "organiser": ("召集", "主持", "召开", "组织", "安排", "下令", "命令", "电令", "叫人", "派", "负责", "决定",
+                  "下发", "传达", "部署"),
     "witness": ("回忆", "记述", "记载", "写道", "看到", "看见", "目睹", "亲历", "见到", "只见", "听到", "忆", "记得",
-                "日记", "陷都血泪录", "突围记"),
-    "killed": ("殉国", "阵亡", "战死", "牺牲", "遇难", "身亡", "被杀", "死", "毙", "击中"),
+                "日记", "陷都血泪录", "突围记", "说"),
+    "killed": ("殉国", "阵亡", "战死", "牺牲", "遇难", "身亡", "被杀", "死", "毙", "击中", "中弹"),
     "wounded": ("负伤", "受伤", "伤"),
-    "escaped": ("突围", "脱险", "逃", "渡江", "过江", "撤", "脱身", "冲出", "离开", "到达", "抵达", "北岸"),
-    "captured": ("俘", "被捕", "被抓", "落入"),
-    "target": ("射击", "开枪", "开火", "枪击", "扫射", "炮击", "轰炸", "攻击", "阻拦", "拦截", "打"),
+    "escaped": ("突围", "脱险", "逃", "渡江", "过江", "渡过", "撤", "脱身", "冲出", "离开", "到达", "抵达", "北岸",
+                "上船", "登上", "脱离", "出城", "跑出", "漂"),
+    "captured": ("俘", "被捕", "被抓", "落入", "抓", "拉去"),
+    "target": ("射击", "开枪", "开火", "枪击", "扫射", "炮击", "轰炸", "攻击", "阻拦", "拦截", "打", "击", "被炸",
+               "遭"),
 }
 ELLIPSIS = re.compile(r"\s*(?:……|…|\.\.\.)\s*")
 # Quotation marks and spaces inside a name (英国“瓢虫”号) do not make it another name.
@@ -89,10 +92,26 @@ def name_forms(names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
+# A numbered unit named jointly with others: 第11和第18兩個師團 names 第11師團 and 第18師團.
+_NUMBERED = re.compile(r"第(\d+)(\D+)")
+
+
+def _jointly(form: str) -> re.Pattern[str] | None:
+    match = _NUMBERED.fullmatch(form)
+    if match is None:
+        return None
+    number, kind = match.groups()
+    return re.compile(rf"(?:第|[和、与及]第?){number}(?:[和、与及]第?\d+)*(?:两个|三个|个)?{re.escape(kind)}")
+
+
 def names_in(quote: str, names: Iterable[str]) -> bool:
-    """One of `names` (any script) occurs in `quote`."""
+    """One of `names` (any script) occurs in `quote`, alone or in a list of numbered units."""
     plain = _plain(quote)
-    return any(form in plain for form in name_forms(names))
+    forms = name_forms(names)
+    if any(form in plain for form in forms):
+        return True
+    patterns = (_jointly(form) for form in forms)
+    return any(pattern.search(plain) for pattern in patterns if pattern is not None)
 
 
 def _shown(names: Sequence[str]) -> tuple[str, ...]:
@@ -158,8 +177,17 @@ def _day_of(value_day: dt.date | None, earliest: dt.datetime) -> dt.date:
     return value_day or earliest.date()
 
 
+_NIGHT = ("夜", "凌晨", "零点", "拂晓", "黎明", "天亮")
+
+
 def _readings(as_written: str, day: dt.date, tz: dt.tzinfo | None) -> list[Span]:
-    return readings("……".join(pieces(as_written)), day, tz)
+    """The readings of the words on the account's day; words of the night with no date of their own
+    (到了后半夜) may also belong to the night that began the evening before."""
+    words = "……".join(pieces(as_written))
+    spans = readings(words, day, tz)
+    if spans and any(word in fold(words) for word in _NIGHT) and not re.search(r"\d+[日号]", words):
+        spans += readings(words, day - dt.timedelta(days=1), tz)
+    return spans
 
 
 def bounds_contradiction(
