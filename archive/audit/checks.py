@@ -525,7 +525,7 @@ def _accounts_with_quotes() -> Iterator[tuple[Statement, list[Citation]]]:
     """Every published account, with its approved citations (the quotes a reader sees)."""
     cited = Prefetch("citations", queryset=approved_citations().order_by("slug"), to_attr="approved_quotes")
     for statement in _published_statements().prefetch_related(cited).order_by("slug"):
-        yield statement, list(statement.approved_quotes)  # type: ignore[attr-defined]  # set by the Prefetch
+        yield statement, list(statement.approved_quotes)  # set by the Prefetch
 
 
 @check("stated-not-said", Level.ERROR, "a stated value none of its quotes says; an inference without premises")
