@@ -30,7 +30,8 @@ from django.db import models, transaction
 from django.utils.translation import gettext as _
 
 from archive.models import Citation, Event, Location, Participation, Person, Post, Statement, Status
-from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, StatementField, parse_coordinates
+from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, Basis, StatementField, parse_coordinates
+from archive.services.support import support_problems
 
 
 @dataclass
@@ -173,6 +174,20 @@ def _target_kwargs(target: models.Model) -> dict[str, models.Model]:
     return {name: target}
 
 
+def check_support(*, statement: Statement, citations: Sequence[Citation]) -> None:
+    """A stated account is said by one of its cited quotes; an inferred one cites its premises.
+
+    The message names each quote that falls short and the words it lacks
+    (`archive.services.support`).
+    """
+    problems = support_problems(statement, citations)
+    if problems:
+        raise ValidationError(
+            {"citations": [_("The cited quotes do not state this value: %(problem)s.") % {"problem": str(problem)}
+                           for problem in problems]}
+        )
+
+
 def check_citations(*, statement: Statement, citations: Iterable[Citation]) -> None:
     """A statement rests only on citations of its own record."""
     name = statement.target_field
@@ -197,9 +212,12 @@ def statement_create(
     latest: dt.datetime | None = None,
     note: str = "",
     slug: str = "",
+    basis: str = Basis.STATED,
+    reasoning: str = "",
+    reference: str = "",
     by: Any = None,
 ) -> Statement:
-    """A new draft statement of `target`, checked, resting on `citations` (all of `target`)."""
+    """A new draft statement of `target`, checked, resting on `citations` (all of `target`) that say its value."""
     statement = Statement(
         **_target_kwargs(target),
         field=field_name,
@@ -209,12 +227,16 @@ def statement_create(
         earliest=earliest,
         latest=latest,
         note=note,
+        basis=basis,
+        reasoning=reasoning,
+        reference=reference,
         created_by=by,
         modified_by=by,
     )
     statement.slug = slug or _free_slug(statement)
     statement.full_clean()
     check_citations(statement=statement, citations=citations)
+    check_support(statement=statement, citations=list(citations))
     statement.save()
     statement.citations.set(citations)
     return statement

@@ -57,6 +57,13 @@ class StatementForm(forms.ModelForm):
         if cited is not None and not self.errors:
             probe = Statement(**{name: cleaned.get(name) for name in STATEMENT_TARGETS})
             statements.check_citations(statement=probe, citations=list(cited))
+            # A stated account must be said by one of these quotes (the message names what is missing).
+            account = Statement(**{
+                name: cleaned.get(name, getattr(self.instance, name))
+                for name in (*STATEMENT_TARGETS, "field", "value", "as_written", "earliest", "latest", "basis",
+                             "reasoning", "reference")
+            })
+            statements.check_support(statement=account, citations=list(cited))
         return cleaned
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import models
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Prefetch
 
 from archive.dating import NANJING
 from archive.models import (
@@ -46,6 +46,7 @@ from archive.models import (
 )
 from archive.models.registry import CITED_MODELS
 from archive.models.statements import MULTI_VALUED, STATEMENT_TARGETS
+from archive.services.support import bounds_problem, support_problems
 from archive.text.normalize import fold
 
 from .findings import Finding, Level
@@ -515,3 +516,31 @@ def drafts() -> Iterator[Found]:
         count = model.objects.exclude(status=APPROVED).count()
         if count:
             yield None, f"{count} {model._meta.verbose_name_plural} not approved (draft, in review or rejected)", []
+
+
+# --------------------------------------------------------------------------- what the quotes say
+
+
+def _accounts_with_quotes() -> Iterator[tuple[Statement, list[Citation]]]:
+    """Every published account, with its approved citations (the quotes a reader sees)."""
+    cited = Prefetch("citations", queryset=approved_citations().order_by("slug"), to_attr="approved_quotes")
+    for statement in _published_statements().prefetch_related(cited).order_by("slug"):
+        yield statement, list(statement.approved_quotes)  # set by the Prefetch
+
+
+@check("stated-not-said", Level.ERROR, "a stated value none of its quotes says; an inference without premises")
+def stated_not_said() -> Iterator[Found]:
+    for statement, citations in _accounts_with_quotes():
+        for problem in support_problems(statement, citations):
+            passages = [problem.citation.passage] if problem.citation else [c.passage for c in citations]
+            message = f"its {statement.field} “{statement.value}” ({statement.slug}, {statement.basis}): {problem}"
+            yield statement.target, message, passages
+
+
+@check("bounds-contradict-words", Level.ERROR, "an event date whose bounds contradict its own words as written")
+def bounds_contradict_words() -> Iterator[Found]:
+    for statement, citations in _accounts_with_quotes():
+        problem = bounds_problem(statement)
+        if problem is not None:
+            message = f"its date “{statement.value}” ({statement.slug}): {problem.message}"
+            yield statement.target, message, [c.passage for c in citations]

@@ -46,3 +46,17 @@ def test_the_reviewers_action_shows_the_chosen_value_on_the_record() -> None:
     assert response.status_code == 200
     leaving.refresh_from_db()
     assert (leaving.date_text, leaving.earliest) == ("12日傍晚5点", dt.datetime(1937, 12, 12, 17, tzinfo=NANJING))
+
+
+def test_the_form_refuses_a_stated_value_its_quote_does_not_say(admin_client) -> None:
+    text = source()
+    leaving = approved(Event(slug="leaving", title="离开", kind="movement"))
+    evidence = cite(text.passages.get(seq=1), "12日傍晚5点", event=leaving)
+    response = admin_client.post(reverse("admin:archive_statement_add"), {
+        "slug": "leaving--date-1", "event": leaving.pk, "field": "date", "value": "1937-12-12", "rank": "normal",
+        "position": 0, "citations": [evidence.pk], "as_written": "12日傍晚6点", "note": "",
+    })
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "do not state this value" in page and "12日傍晚5点" in page and "12日傍晚6点" in page
+    assert not Statement.objects.exists()

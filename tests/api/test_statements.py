@@ -111,7 +111,7 @@ def test_with_fiction_included_the_novels_account_appears_beside_the_historys(ap
     crush = api.json(f"{BASE}/events/yijiangmen-crush/", fiction="include")
     accounts = crush["statements"]["date"]["accounts"]
     novel = [a for a in accounts if a["fictional"]]
-    assert len(novel) == 1 and novel[0]["latest"] == "1937-12-13T05:00:00+08:00"
+    assert len(novel) == 1 and novel[0]["latest"] == "1937-12-13T05:59:59+08:00"
     assert {c["source"]["slug"] for c in novel[0]["citations"]} == {"webnovel-zhutian-changjinhu"}
     history = [a for a in accounts if not a["fictional"]]
     assert history[0]["rank"] == "preferred"

@@ -122,9 +122,34 @@ def test_a_statement_rests_only_on_citations_of_its_own_record(meeting: Event, t
     with pytest.raises(ValidationError, match="another record"):
         statements.statement_create(target=other, field_name="date", value="1937-12-12", citations=[history_cite])
     made = statements.statement_create(target=meeting, field_name="date", value="1937-12-12",
-                                       citations=[history_cite], earliest=_at(12, 17), latest=_at(12, 17, 59, 59))
+                                       citations=[history_cite], earliest=_at(12, 17), latest=_at(12, 17, 59, 59),
+                                       as_written="12月12日傍晚5点")
     assert made.slug == "meeting--date-1" and list(made.citations.all()) == [history_cite]
     assert made.status == "draft"
+
+
+def test_a_stated_account_its_quotes_do_not_say_is_refused(meeting: Event, texts: tuple) -> None:
+    history_cite, memoir_cite, _novel = texts
+    gate = approved(Location(slug="gate", name="挹江门", kind="gate"))
+    with pytest.raises(ValidationError, match=r"12月12日傍晚5点.*does not name the place.*挹江门"):
+        statements.statement_create(target=meeting, field_name="location", value="gate", citations=[history_cite])
+    with pytest.raises(ValidationError, match=r"not in the cited quotes.*12日傍晚6点"):
+        statements.statement_create(target=meeting, field_name="date", value="1937-12-12", citations=[history_cite],
+                                    as_written="12日傍晚6点")
+    with pytest.raises(ValidationError, match="do not hold the time the words give"):
+        statements.statement_create(target=meeting, field_name="date", value="1937-12-12", citations=[history_cite],
+                                    as_written="12月12日傍晚5点", earliest=_at(12, 18), latest=_at(12, 18, 59, 59))
+    assert not Statement.objects.exists()
+    inferred = statements.statement_create(
+        target=meeting, field_name="location", value=gate.slug, citations=[history_cite, memoir_cite],
+        basis="inferred", reasoning="The meeting was held where the commander was, at the gate.")
+    assert inferred.basis == "inferred"
+    with pytest.raises(ValidationError, match="cites the passages it is inferred from"):
+        statements.statement_create(target=meeting, field_name="location", value=gate.slug, citations=[],
+                                    basis="inferred", reasoning="No premise.")
+    named = statements.statement_create(target=meeting, field_name="location", value=gate.slug,
+                                        basis="reference", reference="Author, Title, p. 1")
+    assert named.basis == "reference"
 
 
 # --- the choice ---------------------------------------------------------------------------------
@@ -139,7 +164,8 @@ def _ranked(meeting: Event, texts: tuple) -> list[Statement]:
         statements.statement_create(target=meeting, field_name="date", value="1937-12-12", citations=[memoir_cite],
                                     earliest=_at(12, 13, 30), latest=_at(12, 17, 30), as_written="大约下午二时"),
         statements.statement_create(target=meeting, field_name="date", value="1937-12-12", citations=[novel_cite],
-                                    rank="preferred", earliest=_at(12, 20), latest=_at(12, 20, 59, 59)),
+                                    rank="preferred", earliest=_at(12, 20), latest=_at(12, 20, 59, 59),
+                                    as_written="已经是晚上8点"),
     ]
     return [approved(statement) for statement in made]
 
@@ -171,7 +197,7 @@ def test_a_historical_event_dated_only_by_a_novel_has_no_date(texts: tuple) -> N
     own = cite(history_cite.passage, "唐生智召开会议", event=drive)
     novel = cite(novel_cite.passage, "已经是晚上8点", event=drive)
     approved(statements.statement_create(target=drive, field_name="date", value="1937-12-12", citations=[novel],
-                                         earliest=_at(12, 20), latest=_at(12, 20, 59, 59)))
+                                         earliest=_at(12, 20), latest=_at(12, 20, 59, 59), as_written="已经是晚上8点"))
     drive.refresh_from_db()
     assert not drive.fictional and own.event_id == drive.pk
     statements.statement_apply(record=drive)
@@ -181,8 +207,10 @@ def test_a_historical_event_dated_only_by_a_novel_has_no_date(texts: tuple) -> N
 
 def test_conflicting_values_without_a_preferred_one(meeting: Event, texts: tuple) -> None:
     history_cite, memoir_cite, _novel = texts
-    for cited, value in ((history_cite, "1937-12-12"), (memoir_cite, "1937-12-11")):
-        approved(statements.statement_create(target=meeting, field_name="date", value=value, citations=[cited]))
+    approved(statements.statement_create(target=meeting, field_name="date", value="1937-12-12",
+                                         citations=[history_cite], as_written="12月12日傍晚5点"))
+    approved(statements.statement_create(target=meeting, field_name="date", value="1937-12-11", citations=[memoir_cite],
+                                         basis="inferred", reasoning="The memoir's 下午二时 read as the day before."))
     accounts = statements.accounts_by_field(Statement.objects.filter(event=meeting), exclude_fiction=True)["date"]
     assert statements.conflicts(accounts)
     first = accounts[0].statement
