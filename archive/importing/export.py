@@ -135,7 +135,7 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         queryset = queryset.order_by("slug")
     else:
         queryset = queryset.order_by(*[f for f in ("person", "unit", "location", "model") if f in names], "pk")
-    objects = list(queryset)
+    objects = _parents_first(model, list(queryset))
     rows: list[dict[str, Any]] = serializers.serialize(
         "python", objects, fields=[f.name for f in local], use_natural_foreign_keys=True,
         use_natural_primary_keys=True,
@@ -158,6 +158,51 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         if model is Source and obj.pk in file_names:
             fields["file_name"] = file_names[obj.pk]
     return rows
+
+
+def _parents_first(model: type[models.Model], objects: list[Any]) -> list[Any]:
+    """``objects`` (in key order) with every record after the records of its own kind it points at.
+
+    `load_collection` resolves a key only to a row stored or earlier in the
+    files, so a unit's parent or an event's ``follows`` must come first. A
+    cycle cannot be written in any order that loads: it is refused (ExportError).
+    """
+    links = [f.attname for f in model._meta.local_fields if f.is_relation and f.related_model is model]
+    if not links:
+        return objects
+    by_pk = {obj.pk: obj for obj in objects}
+
+    def targets(obj: Any) -> list[Any]:
+        return [by_pk[pk] for pk in (getattr(obj, name) for name in links) if pk in by_pk]
+
+    done: set[Any] = set()
+    ordered: list[Any] = []
+    for start in objects:
+        if start.pk in done:
+            continue
+        path = [start]
+        stack = [targets(start)]
+        while stack:
+            if not stack[-1]:
+                stack.pop()
+                obj = path.pop()
+                done.add(obj.pk)
+                ordered.append(obj)
+                continue
+            target = stack[-1].pop(0)
+            if target.pk in done:
+                continue
+            if target in path:
+                cycle = [*path[path.index(target):], target]
+                raise ExportError(
+                    _("%(model)s point at each other in a cycle (%(cycle)s): no order of the file loads them, "
+                      "so nothing was written. Break the cycle first.")
+                    % {"model": model._meta.verbose_name_plural,
+                       "cycle": " → ".join(str(getattr(o, "slug", o.pk)) for o in cycle)}
+                )
+            path.append(target)
+            stack.append(targets(target))
+    return ordered
 
 
 @dataclass
