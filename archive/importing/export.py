@@ -8,7 +8,11 @@ leaves its text out and names its file and SHA-256 instead, so the text is
 stored once and its checksum proves it on load.
 
 Accounts are not part of the collection: the curator, modifier and reviewer
-of a record are left empty in the export (status and review time are kept).
+of a record are left empty in its files (status and review time are kept).
+Beside them, ``backup/`` (`archive.importing.backup`) holds every row by id,
+authorship, revisions, history, notes and the accounts' roles included, which
+`restore` loads into an empty database: the collection files are for
+`load_collection` into any archive, ``backup/`` is the backup.
 
 The export is atomic on disk: it is written into a temporary directory
 beside the target and renamed into place, so the target holds either the
@@ -38,6 +42,7 @@ from django.utils.translation import gettext as _
 
 from archive.models import Passage, Source
 
+from .backup import BACKUP_DIR, write_backup
 from .fixture_check import FIXTURE_GLOB, SOURCES_DIR, fixture_files
 
 __all__ = ["DEFAULT_LAYOUT", "ExportError", "ExportReport", "export_collection", "layout"]
@@ -211,6 +216,8 @@ class ExportReport:
     files: list[str] = field(default_factory=list)
     records: int = 0
     texts: int = 0
+    # Rows of ``backup/``, what `restore` loads into an empty database.
+    rows: int = 0
 
 
 def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
@@ -236,6 +243,7 @@ def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
         )
         report.files.append(name)
         report.records += len(rows)
+    report.rows = write_backup(target / BACKUP_DIR, using=using, text_files=file_names)
     return report
 
 
@@ -246,7 +254,7 @@ class ExportError(ValueError):
 def _looks_like_export(directory: Path) -> bool:
     """Only an empty directory or a previous export is replaced, never anything else."""
     for entry in directory.iterdir():
-        if entry.is_dir() and entry.name == SOURCES_DIR:
+        if entry.is_dir() and entry.name in (SOURCES_DIR, BACKUP_DIR):
             if any(not child.is_file() for child in entry.iterdir()):
                 return False
         elif not (entry.is_file() and entry.match(FIXTURE_GLOB)):
