@@ -40,7 +40,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.utils.translation import gettext as _
 
-from archive.models import Passage, Source
+from archive.models import Curated, Passage, Source, Status
 
 from .backup import BACKUP_DIR, write_backup
 from .fixture_check import FIXTURE_GLOB, SOURCES_DIR, fixture_files
@@ -123,7 +123,24 @@ def _text_file_names(sources: Sequence[Source]) -> dict[int, str]:
     return names
 
 
-def _records(model: type[models.Model], using: str, file_names: dict[int, str]) -> list[dict[str, Any]]:
+# Of a release, only what is published: a curated record approved, a child row of one.
+_PUBLISHED_PARENT = {"archive.passage": "source", "archive.personname": "person", "archive.unitalias": "unit",
+                     "archive.locationalias": "location"}
+
+
+def _published_rows(model: type[models.Model], queryset: models.QuerySet) -> models.QuerySet:
+    label = model._meta.label_lower
+    if issubclass(model, Curated):
+        return queryset.filter(status=Status.APPROVED)
+    if label in _PUBLISHED_PARENT:
+        return queryset.filter(**{f"{_PUBLISHED_PARENT[label]}__status": Status.APPROVED})
+    if label == "archive.curatornote":
+        return queryset.none()  # the curators' working notes are not published
+    return queryset
+
+
+def _records(model: type[models.Model], using: str, file_names: dict[int, str], *, published: bool = False
+             ) -> list[dict[str, Any]]:
     """``model``'s rows as fixture records, in a number of queries that does not grow with the rows."""
     # Derived fields are left out: the load derives them again (`archive.fiction`; a citation's
     # search key is folded on save, and a NULL one is folded by the search itself).
@@ -140,6 +157,8 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         queryset = queryset.order_by("slug")
     else:
         queryset = queryset.order_by(*[f for f in ("person", "unit", "location", "model") if f in names], "pk")
+    if published:
+        queryset = _published_rows(model, queryset)
     objects = _parents_first(model, list(queryset))
     rows: list[dict[str, Any]] = serializers.serialize(
         "python", objects, fields=[f.name for f in local], use_natural_foreign_keys=True,
@@ -151,7 +170,10 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         own = m2m.m2m_field_name()
         other = m2m.m2m_reverse_field_name()
         linked: dict[Any, list[list[Any]]] = {}
-        for link in through._default_manager.db_manager(using).select_related(other).order_by(f"{other}__pk"):
+        links = through._default_manager.db_manager(using).select_related(other).order_by(f"{other}__pk")
+        if published and issubclass(m2m.related_model, Curated):
+            links = links.filter(**{f"{other}__status": Status.APPROVED})
+        for link in links:
             linked.setdefault(getattr(link, f"{own}_id"), []).append(list(getattr(link, other).natural_key()))
         for obj, row in zip(objects, rows, strict=True):
             row["fields"][m2m.name] = sorted(linked.get(obj.pk, []))
@@ -220,9 +242,12 @@ class ExportReport:
     rows: int = 0
 
 
-def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
+def _write_tree(target: Path, using: str, shipped: Path | None, *, published: bool = False) -> ExportReport:
     report = ExportReport(target)
-    sources = list(Source.objects.using(using).order_by("slug"))
+    sources = Source.objects.using(using).order_by("slug")
+    if published:
+        sources = sources.filter(status=Status.APPROVED)
+    sources = list(sources)
     file_names = _text_file_names(sources)
     text_dir = target / SOURCES_DIR
     text_dir.mkdir()
@@ -235,7 +260,7 @@ def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
     for name, labels in layout(shipped):
         rows: list[dict[str, Any]] = []
         for label in labels:
-            rows.extend(_records(apps.get_model(label), using, file_names))
+            rows.extend(_records(apps.get_model(label), using, file_names, published=published))
         if not rows and shipped_names and name not in shipped_names:
             continue  # an empty file the shipped collection does not have either
         (target / name).write_text(
@@ -243,7 +268,8 @@ def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
         )
         report.files.append(name)
         report.records += len(rows)
-    report.rows = write_backup(target / BACKUP_DIR, using=using, text_files=file_names)
+    if not published:
+        report.rows = write_backup(target / BACKUP_DIR, using=using, text_files=file_names)
     return report
 
 
@@ -294,6 +320,16 @@ def _put_in_place(staging: Path, target: Path) -> None:
         old.rename(target)
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+def write_published(target: Path, *, using: str = "default") -> ExportReport:
+    """Write what the archive publishes, in the export's layout (no backup/), into the new directory ``target``.
+
+    A release's collection: loaded by `load_collection --dir`, it gives the published archive.
+    """
+    target.mkdir()
+    shipped_dir = Path(settings.BASE_DIR) / "fixtures"
+    return _write_tree(target, using, shipped_dir if shipped_dir.is_dir() else None, published=True)
 
 
 def export_collection(directory: str | Path, *, using: str = "default", shipped: str | Path | None = None
