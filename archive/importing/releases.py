@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.contrib.auth import get_user_model
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
-from django.http.request import validate_host
 from django.db import IntegrityError, transaction
+from django.http.request import validate_host
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -72,7 +72,8 @@ def _request(base_url: str) -> WSGIRequest:
     """A request for the API's builders, so that the documents' links point at ``base_url``."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ReleaseError(_("The base URL %(url)s is not an http(s) address; no release was made.") % {"url": base_url})
+        raise ReleaseError(_("The base URL %(url)s is not an http(s) address; no release was made.")
+                           % {"url": base_url})
     allowed = settings.ALLOWED_HOSTS or ([".localhost", "127.0.0.1", "[::1]"] if settings.DEBUG else [])
     if not validate_host(parts.hostname, allowed):
         raise ReleaseError(_("The base URL's host %(host)s is not one the archive answers to (ALLOWED_HOSTS); no "

@@ -75,7 +75,8 @@ def _read_manifest(backup: Path) -> list[dict[str, Any]]:
     for entry in files:
         if entry.get("model") not in known:
             raise RestoreError(_("%(path)s names %(model)s, which this archive does not have (a backup of another "
-                                 "version of it?); nothing was restored.") % {"path": path, "model": entry.get("model")})
+                                 "version of it?); nothing was restored.")
+                               % {"path": path, "model": entry.get("model")})
         data = (backup / entry["file"]).read_bytes() if (backup / entry["file"]).is_file() else None
         if data is None or hashlib.sha256(data).hexdigest() != entry["sha256"]:
             raise RestoreError(_("%(path)s is missing or not the file the manifest names (its SHA-256 differs); "
@@ -214,7 +215,8 @@ def restore(directory: str | Path, *, using: str = "default", replace: bool = Fa
     if found and not replace:
         records = [model for model in backed_up_models() if model._meta.label_lower in found
                    and not model._meta.auto_created and not model._meta.label_lower.startswith("archive.historical")]
-        held = ", ".join(f"{found[m._meta.label_lower]} {m._meta.verbose_name_plural}" for m in records[:4]) or ", ".join(
+        held = ", ".join(f"{found[m._meta.label_lower]} {m._meta.verbose_name_plural}" for m in records[:4])
+        held = held or ", ".join(
             f"{count} rows of {label}" for label, count in list(found.items())[:4])
         raise RestoreError(
             _("The database already holds records (%(held)s): a restore into it would mix two archives, so nothing "

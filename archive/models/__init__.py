@@ -8,8 +8,8 @@ from .events import Event, EventKind, Participation, ParticipationRole
 from .name_keys import StoredNameKeys
 from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
-from .releases import Release, ReleaseFile
 from .redirects import RedirectModel, SlugRedirect
+from .releases import Release, ReleaseFile
 from .revisions import Revision, RevisionKind, RevisionState
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
 from .statements import Statement, StatementField

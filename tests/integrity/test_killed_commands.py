@@ -33,7 +33,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _tables() -> list[str]:
     archive = apps.get_app_config("archive").get_models(include_auto_created=True)
-    return sorted(m._meta.db_table for m in archive) + ["auth_user", "auth_user_groups"]
+    return [*sorted(m._meta.db_table for m in archive), "auth_user", "auth_user_groups"]
 
 
 def _database_for_a_subprocess(tmp_path: Path) -> tuple[str, Callable[[], dict[str, int]]]:

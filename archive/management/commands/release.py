@@ -17,7 +17,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--by", required=True, help="who makes the release (an operator's or reviewer's name)")
         parser.add_argument("--base-url", required=True,
-                            help="the archive's public address, e.g. https://archive.example.org (for the documents' links)")
+                            help="the archive's public address, e.g. https://archive.example.org "
+                                 "(for the documents' links)")
         parser.add_argument("--note", default="", help="what the release is for")
         parser.add_argument("--database", default="default")
 

@@ -11,7 +11,8 @@ from archive.importing.restore import RestoreError, restore
 
 
 class Command(BaseCommand):
-    help = "Load the backup/ of an export (every record, revision, history row and account role) into an empty database."
+    help = ("Load the backup/ of an export (every record, revision, history row and account role) "
+            "into an empty database.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("directory", help="a directory written by export_collection")
