@@ -38,14 +38,15 @@ def _summary(release: Release, request: Request) -> dict[str, Any]:
 
 
 class ReleaseList(APIView):
-    @extend_schema(summary="Releases, newest first", responses=dict)
+    @extend_schema(operation_id="releases_list", summary="Releases, newest first", responses=dict)
     def get(self, request: Request) -> Response:
         releases = Release.objects.prefetch_related("files").defer("published").order_by("-number")
         return Response({"count": len(releases), "results": [_summary(r, request) for r in releases]})
 
 
 class ReleaseDetail(APIView):
-    @extend_schema(summary="A release with its changelog and contributors", responses=dict)
+    @extend_schema(operation_id="release_retrieve", summary="A release with its changelog and contributors",
+                   responses=dict)
     def get(self, request: Request, number: int) -> Response:
         release = Release.objects.prefetch_related("files").defer("published").filter(number=number).first()
         if release is None:

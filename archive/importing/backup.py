@@ -12,7 +12,8 @@ the same archive, history and review state included:
 - ``<app>.<model>.jsonl``: one row a line, every stored column by attribute
   name, ids kept; an account is named by its user name and a content type by
   its natural key, so the rows do not depend on the ids of either. A source's
-  text is not repeated: ``text_file`` names its file in ``sources/``.
+  text is not repeated: ``text_file`` names its file in ``sources/``; binary
+  content (a release's files) is in base64.
 - ``manifest.json``: the files in the order they load (what a row points at
   loads before it), with their row counts and SHA-256.
 
@@ -25,6 +26,7 @@ of a restored archive is byte-identical to the export it was restored from.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
@@ -109,6 +111,8 @@ def _rows(model: type[models.Model], using: str, text_files: dict[int, str],
                 value = usernames.get(value)
             elif f.is_relation and f.related_model is ContentType and value is not None:
                 value = content_types[value]
+            elif isinstance(f, models.BinaryField) and value is not None:
+                value = base64.b64encode(bytes(value)).decode("ascii")
             row[f.attname] = value
         yield row
 

@@ -139,7 +139,7 @@ def _published_rows(model: type[models.Model], queryset: models.QuerySet) -> mod
     return queryset
 
 
-def _records(model: type[models.Model], using: str, file_names: dict[int, str], *, published: bool = False
+def _records(model: type[models.Model], using: str, file_names: dict[int, str], published: bool = False
              ) -> list[dict[str, Any]]:
     """``model``'s rows as fixture records, in a number of queries that does not grow with the rows."""
     # Derived fields are left out: the load derives them again (`archive.fiction`; a citation's
@@ -260,7 +260,7 @@ def _write_tree(target: Path, using: str, shipped: Path | None, *, published: bo
     for name, labels in layout(shipped):
         rows: list[dict[str, Any]] = []
         for label in labels:
-            rows.extend(_records(apps.get_model(label), using, file_names, published=published))
+            rows.extend(_records(apps.get_model(label), using, file_names, published))
         if not rows and shipped_names and name not in shipped_names:
             continue  # an empty file the shipped collection does not have either
         (target / name).write_text(

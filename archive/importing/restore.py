@@ -19,6 +19,7 @@ the same transaction.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import dataclass
@@ -168,6 +169,8 @@ def _object(model: type[models.Model], row: dict[str, Any], where: str, texts: d
             if value is None:
                 raise RestoreError(_("%(where)s: %(field)s names a kind of record this archive does not have; "
                                      "nothing was restored.") % {"where": where, "field": field.name})
+        elif value is not None and isinstance(field, models.BinaryField):
+            value = base64.b64decode(value)
         elif value is not None and not field.is_relation:
             value = field.to_python(value)
         values[field.attname] = value
@@ -223,6 +226,9 @@ def restore(directory: str | Path, *, using: str = "default", replace: bool = Fa
               "was restored. Restore into an empty database (a new one after migrate), or ask for the replacement "
               "of everything it holds with --replace.") % {"held": held}
         )
+    if found and "archive.release" in found:
+        raise RestoreError(_("The database holds releases, which are never deleted, so it cannot be replaced; "
+                             "restore into an empty database (a new one after migrate). Nothing was restored."))
     report = RestoreReport()
     connection = connections[using]
     with transaction.atomic(using=using):
