@@ -87,3 +87,12 @@ def test_a_record_not_yet_published_then_is_a_404_and_bad_values_a_400(history: 
     assert _get("?as_of=2026-12-01&release=1").status_code == 400
     assert _get("?version=999").status_code == 404
     assert Client().get("/api/v1/persons/nobody/?as_of=2026-12-01").status_code == 404
+
+
+def test_a_record_page_shows_its_version_and_a_permanent_link_that_answers_it(history: dict) -> None:
+    page = Client().get("/people/tang/").content.decode()
+    tang = Person.objects.get(slug="tang")
+    link = f"/api/v1/persons/tang/?version={tang.version}"
+    published = timezone.localtime(tang.reviewed_at)  # the page shows the archive's own time zone
+    assert f"Version {tang.version}, published {published:%Y-%m-%d}." in page and f'href="{link}"' in page
+    assert Client().get(link).json()["description"] == tang.description
