@@ -1,7 +1,9 @@
 """Triggers that keep a release as it was made: no UPDATE or DELETE of a release or its files.
 
 A CHECK constraint cannot refuse a change of a row; a trigger can, on both
-engines, whatever code (or SQL by hand) asks for it.
+engines, whatever code (or SQL by hand) asks for it. PostgreSQL's TRUNCATE,
+which skips row triggers, is left to the database's owner: it is what
+`manage.py flush` uses to empty a whole database, a release's table included.
 """
 
 from __future__ import annotations
@@ -35,17 +37,9 @@ POSTGRES_CREATE = [
     FOR EACH ROW EXECUTE FUNCTION archive_release_immutable();
     """
     for table in _TABLES
-] + [
-    # TRUNCATE bypasses row triggers; a statement trigger refuses it too.
-    f"""
-    CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
-    FOR EACH STATEMENT EXECUTE FUNCTION archive_release_immutable();
-    """
-    for table in _TABLES
 ]
 POSTGRES_DROP = [
     *[f"DROP TRIGGER IF EXISTS {table}_immutable ON {table}" for table in _TABLES],
-    *[f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {table}" for table in _TABLES],
     "DROP FUNCTION IF EXISTS archive_release_immutable()",
 ]
 
