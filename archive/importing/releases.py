@@ -45,7 +45,7 @@ from archive.models.registry import CURATED_MODELS
 
 from .export import write_published
 
-__all__ = ["ReleaseError", "can_make_release", "make_release", "verify"]
+__all__ = ["ReleaseError", "make_release", "verify"]
 
 _CHANGE_OF_KIND = {"change": "changed", "revert": "reverted", "delete": "deleted", "merge": "merged"}
 # Every file inside the zip gets this time, so that the same records give the same bytes.
@@ -61,11 +61,6 @@ class _File:
     name: str
     media_type: str
     content: bytes
-
-
-def can_make_release(user: Any) -> bool:
-    """A reviewer (one who may approve records) or a superuser makes a release; a curator does not."""
-    return bool(user.is_active and (user.is_superuser or user.has_perm("archive.review_source")))
 
 
 def _request(base_url: str) -> WSGIRequest:

@@ -131,7 +131,7 @@ def test_a_reviewer_makes_a_release_in_the_admin_and_a_curator_cannot(published:
     curator_client, reviewer_client = Client(), Client()
     curator_client.force_login(published["author"])
     reviewer_client.force_login(published["reviewer"])
-    url = reverse("admin:archive_release_make")
+    url = reverse("release_make")
 
     curator_client.post(url, {"note": "mine"})
     assert not Release.objects.exists()
