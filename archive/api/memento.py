@@ -95,6 +95,7 @@ def _published_row(model: type[Curated], slug: str, request: Request) -> tuple[A
         if state is None or state.history_type == "-" or state.status != Status.APPROVED:
             raise Http404(f"{model._meta.verbose_name} {slug} was not published at {moment.isoformat()}.")
         return state, moment
+    read_at: dt.datetime | None = None
     if given == ["release"]:
         number = _number(request, "release")
         release = Release.objects.filter(number=number).only("published", "made_at").first()
@@ -104,14 +105,13 @@ def _published_row(model: type[Curated], slug: str, request: Request) -> tuple[A
         if version is None:
             raise Http404(f"{model._meta.verbose_name} {slug} is not in release {number}.")
         rows = rows.filter(history_date__lte=release.made_at)
-        moment = release.made_at
+        read_at = release.made_at
     else:
         version = _number(request, "version")
-        moment = None
     state = rows.filter(version=version, status=Status.APPROVED).order_by("-history_date", "-history_id").first()
     if state is None:
         raise Http404(f"{model._meta.verbose_name} {slug} was never published as version {version}.")
-    return state, moment or _published_until(rows, state)
+    return state, read_at or _published_until(rows, state)
 
 
 def _published_until(rows: models.QuerySet, state: Any) -> dt.datetime:
@@ -141,7 +141,7 @@ def _document(model: type[Curated], state: Any, moment: dt.datetime) -> dict[str
                                key=lambda item: tuple(str(v) for v in item.values()))
     target = next((f for f in TARGET_FIELDS if Citation._meta.get_field(f).related_model is model), None)
     if target is not None:
-        history = Citation.history.model  # type: ignore[attr-defined]  # simple-history adds it
+        history = Citation.history.model
         rows = _latest(history._default_manager.filter(**{f"{target}_id": state.id}, history_date__lte=moment))
         document["citations"] = [
             {"slug": row.slug, "passage": row.passage_id, "quote": row.quote, "start": row.start, "end": row.end,

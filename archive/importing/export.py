@@ -171,7 +171,7 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str], 
         other = m2m.m2m_reverse_field_name()
         linked: dict[Any, list[list[Any]]] = {}
         links = through._default_manager.db_manager(using).select_related(other).order_by(f"{other}__pk")
-        if published and issubclass(m2m.related_model, Curated):
+        if published and isinstance(m2m.related_model, type) and issubclass(m2m.related_model, Curated):
             links = links.filter(**{f"{other}__status": Status.APPROVED})
         for link in links:
             linked.setdefault(getattr(link, f"{own}_id"), []).append(list(getattr(link, other).natural_key()))

@@ -131,8 +131,9 @@ def _restore_accounts(rows: list[dict[str, Any]], using: str, report: RestoreRep
             user.set_unusable_password()
             report.accounts_created += 1
         for name in ACCOUNT_FIELDS:
-            if name in row and name != "username":
-                setattr(user, name, user_model._meta.get_field(name).to_python(row[name]))
+            field = user_model._meta.get_field(name)
+            if name in row and name != "username" and isinstance(field, models.Field):
+                setattr(user, name, field.to_python(row[name]))
         user.save(using=using)
         missing = [name for name in [*row["groups"], *row["permissions"]] if name not in groups | permissions]
         if missing:
