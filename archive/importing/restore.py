@@ -30,6 +30,7 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
 from django.core.management.color import no_style
 from django.db import DatabaseError, connections, models, transaction
 from django.utils.translation import gettext as _
@@ -71,7 +72,16 @@ def _read_manifest(backup: Path) -> list[dict[str, Any]]:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise RestoreError(_("%(path)s is not a backup of format %(format)s; nothing was restored.")
                            % {"path": path, "format": FORMAT})
-    files: list[dict[str, Any]] = manifest["files"]
+    files = manifest.get("files")
+    well_formed = isinstance(files, list) and all(
+        isinstance(entry, dict) and all(isinstance(entry.get(key), str) for key in ("file", "model", "sha256"))
+        and "/" not in entry["file"] and "\\" not in entry["file"] and not entry["file"].startswith(".")
+        for entry in files
+    )
+    if not well_formed:
+        raise RestoreError(_("%(path)s does not list the backup's files as an export writes them; nothing was "
+                             "restored.") % {"path": path})
+    assert isinstance(files, list)
     known = {m._meta.label_lower for m in backed_up_models()} | {"accounts"}
     for entry in files:
         if entry.get("model") not in known:
@@ -241,13 +251,25 @@ def restore(directory: str | Path, *, using: str = "default", replace: bool = Fa
         for entry in files:
             path = backup / entry["file"]
             rows = _lines(path)
-            if entry["model"] == "accounts":
-                user_ids = _restore_accounts(rows, using, report)
-                continue
-            model = apps.get_model(entry["model"])
-            texts = _texts(directory, rows, entry["file"]) if entry["model"] == "archive.source" else {}
-            objects = [_object(model, row, f"{path}, line {number}", texts, user_ids, content_types)
-                       for number, row in enumerate(rows, start=1)]
+            model = apps.get_model(entry["model"]) if entry["model"] != "accounts" else None
+            try:
+                if model is None:
+                    user_ids = _restore_accounts(rows, using, report)
+                    continue
+                texts = _texts(directory, rows, entry["file"]) if entry["model"] == "archive.source" else {}
+            except (ValidationError, TypeError, KeyError, AttributeError) as exc:
+                raise RestoreError(_("%(path)s: a row cannot be read (%(error)s); nothing was restored.")
+                                   % {"path": path, "error": exc}) from exc
+            objects = []
+            for number, row in enumerate(rows, start=1):
+                where = f"{path}, line {number}"
+                try:
+                    objects.append(_object(model, row, where, texts, user_ids, content_types))
+                except (ValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
+                    if isinstance(exc, RestoreError):
+                        raise
+                    raise RestoreError(_("%(where)s: the row cannot be read (%(error)s); nothing was restored.")
+                                       % {"where": where, "error": exc}) from exc
             try:
                 _insert(model, objects, using)
             except DatabaseError as exc:

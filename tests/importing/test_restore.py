@@ -146,4 +146,10 @@ def test_a_damaged_backup_is_refused_naming_the_file(tmp_path: Path) -> None:
 
     with pytest.raises(CommandError, match=r"archive\.person\.jsonl is missing or not the file the manifest names"):
         call_command("restore", str(tmp_path / "export"), verbosity=0)
+    manifest = tmp_path / "export" / BACKUP_DIR / "manifest.json"
+    listed = json.loads(manifest.read_text(encoding="utf-8"))
+    listed["files"][0]["file"] = "../../elsewhere.jsonl"
+    manifest.write_text(json.dumps(listed), encoding="utf-8")
+    with pytest.raises(CommandError, match=r"manifest\.json does not list the backup's files"):
+        call_command("restore", str(tmp_path / "export"), verbosity=0)
     assert not Person.objects.exists()
