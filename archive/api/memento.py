@@ -33,7 +33,7 @@ from rest_framework.response import Response
 from archive.models import Citation, Curated, LocationAlias, PersonName, Release, Status, UnitAlias
 from archive.models.citations import TARGET_FIELDS
 
-__all__ = ["PARAMETERS", "asked", "memento_response"]
+__all__ = ["LIST_PARAMETERS", "PARAMETERS", "asked", "memento_list", "memento_response"]
 
 PARAMETERS = ("as_of", "release", "version")
 # Names and aliases are part of a record's document; read as of the moment too.
@@ -171,4 +171,56 @@ def memento_response(model: type[Curated], slug: str, request: Request) -> Respo
     response["Memento-Datetime"] = http_date(state.history_date.timestamp())
     response["Link"] = (f'<{current}>; rel="original latest-version", '
                         f'<{permanent}>; rel="memento"; datetime="{http_date(state.history_date.timestamp())}"')
+    return response
+
+
+LIST_PARAMETERS = ("as_of", "release")
+_LIST_KEEPS = {"as_of", "release", "page", "page_size", "format"}
+
+
+def _count(request: Request, name: str, default: int, largest: int) -> int:
+    if name not in request.query_params:
+        return default
+    return min(_number(request, name), largest)
+
+
+def memento_list(model: type[Curated], request: Request) -> Response:
+    """The records of ``model`` published at a moment or in a release, by slug, paged; read from the history.
+
+    Each item holds the record's own fields then and its permanent link; the
+    nested names and citations are in each record's own memento.
+    """
+    given = [name for name in LIST_PARAMETERS if name in request.query_params]
+    if "version" in request.query_params or len(given) > 1:
+        raise ValidationError({"version" if "version" in request.query_params else given[1]:
+                               [f"A list takes one of {', '.join(LIST_PARAMETERS)}."]})
+    other = sorted(set(request.query_params) - _LIST_KEEPS)
+    if other:
+        raise ValidationError({name: ["Filters do not apply to a list as of a date or release."] for name in other})
+    history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
+    versions: dict[str, int] | None = None
+    if given == ["release"]:
+        number = _number(request, "release")
+        release = Release.objects.filter(number=number).only("published", "made_at").first()
+        if release is None:
+            raise Http404(f"There is no release {number}.")
+        moment = release.made_at
+        versions = release.published.get(model._meta.label_lower, {})
+    else:
+        moment = _moment(request.query_params["as_of"])
+    states = [row for row in _latest(history._default_manager.filter(history_date__lte=moment))
+              if row.status == Status.APPROVED and (versions is None or versions.get(str(row.id)) == row.version)]
+    states.sort(key=lambda row: row.slug)
+    size = _count(request, "page_size", 50, 200)
+    page = _count(request, "page", 1, 10**6)
+    shown = states[(page - 1) * size: page * size]
+    base = request.build_absolute_uri(request.path)
+    response = Response({
+        "count": len(states),
+        "memento": {"read_as_of": moment.isoformat(), "current": base},
+        "results": [{**_fields(row, model), "version": row.version,
+                     "permalink": f"{base}{row.slug}/?version={row.version}"} for row in shown],
+    })
+    response["Memento-Datetime"] = http_date(moment.timestamp())
+    response["Link"] = f'<{base}>; rel="original latest-version"'
     return response

@@ -161,6 +161,10 @@ class ArchiveViewMixin(_ViewSetBase):
                         pairs.append((name, canonical))
             allowed |= parameters.PAGINATION
             pairs += self.paginator.canonical(request)
+            if isinstance(self, RecordViewSet) and self.action == "list":
+                allowed |= set(memento.LIST_PARAMETERS)
+                pairs += [(name, request.query_params[name]) for name in memento.PARAMETERS
+                          if name in request.query_params]
         elif isinstance(self, RecordViewSet):
             allowed |= set(memento.PARAMETERS)
             pairs += [(name, request.query_params[name]) for name in memento.PARAMETERS if name in request.query_params]
@@ -307,6 +311,8 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):  # read from the history, never from the stored documents
+            return memento.memento_list(type(self).model, request)
         whole, keep = self.whole_page()
         if whole is not None:
             return whole
@@ -556,6 +562,8 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return get_object_or_404(selectors.citations_with_targets(), pk=_id(self.kwargs["pk"]))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):  # read from the history, never from the stored documents
+            return memento.memento_list(type(self).model, request)
         whole, keep = self.whole_page()
         if whole is not None:
             return whole

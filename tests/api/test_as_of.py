@@ -96,3 +96,26 @@ def test_a_record_page_shows_its_version_and_a_permanent_link_that_answers_it(hi
     published = timezone.localtime(tang.reviewed_at)  # the page shows the archive's own time zone
     assert f"Version {tang.version}, published {published:%Y-%m-%d}." in page and f'href="{link}"' in page
     assert Client().get(link).json()["description"] == tang.description
+
+
+def test_a_list_as_of_a_moment_or_release_answers_the_records_published_then(history: dict) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    moment = history["published"].isoformat().replace("+00:00", "Z")
+    with CaptureQueriesContext(connection) as few:
+        then = client.get(f"/api/v1/persons/?as_of={moment}")
+    assert then.status_code == 200 and then["Memento-Datetime"].endswith("GMT")
+    assert [(r["slug"], r["description"]) for r in then.json()["results"]] == [("tang", "卫戍司令长官")]
+    assert client.get("/api/v1/persons/?release=1").json()["results"][0]["description"] == "卫戍司令长官"
+    before = history["before"].isoformat().replace("+00:00", "Z")
+    assert client.get(f"/api/v1/persons/?as_of={before}").json()["count"] == 0
+    assert client.get(f"/api/v1/persons/?as_of={moment}&side=chinese").status_code == 400
+    assert client.get("/api/v1/persons/?version=1").status_code == 400
+    for n in range(5):
+        approved(Person(slug=f"more-{n}", name=f"某{n}", side="chinese"))
+    with CaptureQueriesContext(connection) as more:
+        assert client.get(f"/api/v1/persons/?as_of={timezone.now().isoformat().replace('+00:00', 'Z')}").json()[
+            "count"] == 6
+    assert len(more) == len(few)
