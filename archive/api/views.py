@@ -562,8 +562,6 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return get_object_or_404(selectors.citations_with_targets(), pk=_id(self.kwargs["pk"]))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if memento.asked(request):  # read from the history, never from the stored documents
-            return memento.memento_list(type(self).model, request)
         whole, keep = self.whole_page()
         if whole is not None:
             return whole
