@@ -5,9 +5,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from archive.health import health
+from archive.importing.release_view import make_release_view
 
 urlpatterns = [
     path("admin/curate/", include("archive.admin.curator_urls")),
+    # The reviewers' release button of the admin's release list.
+    path("admin/releases/make/", admin.site.admin_view(make_release_view), name="release_make"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("archive.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -12,10 +12,10 @@ from django.http import HttpRequest
 
 from archive.models import SlugRedirect
 
-from . import audit, citations, events, people, places, sources, statements, units
+from . import audit, citations, events, people, places, releases, sources, statements, units
 from .base import AuditedAdmin
 
-__all__ = ["audit", "citations", "events", "people", "places", "sources", "statements", "units"]
+__all__ = ["audit", "citations", "events", "people", "places", "releases", "sources", "statements", "units"]
 
 
 @admin.register(SlugRedirect)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from archive.api import views
+from archive.api import releases, views
 
 app_name = "api"
 
@@ -30,6 +30,9 @@ router.register("citations", views.CitationViewSet, basename="citation")
 urlpatterns = [
     # The JSON-LD context every `?format=jsonld` document names (`archive.api.linked_data`).
     path("context.jsonld", views.jsonld_context, name="jsonld-context"),
+    path("releases/", releases.ReleaseList.as_view(), name="release-list"),
+    path("releases/<int:number>/", releases.ReleaseDetail.as_view(), name="release-detail"),
+    path("releases/<int:number>/files/<path:name>", releases.release_file, name="release-file"),
     *router.urls,
 ]
 

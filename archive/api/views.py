@@ -31,7 +31,18 @@ from rest_framework.response import Response
 from rest_framework.schemas.inspectors import ViewInspector
 
 from archive import selectors
-from archive.api import caching, conditional, filters, formats, linked_data, parameters, serializers, stored, tei
+from archive.api import (
+    caching,
+    conditional,
+    filters,
+    formats,
+    linked_data,
+    memento,
+    parameters,
+    serializers,
+    stored,
+    tei,
+)
 from archive.api.pagination import ArchivePagination
 from archive.api.renderers import (
     AnnotationRenderer,
@@ -150,6 +161,13 @@ class ArchiveViewMixin(_ViewSetBase):
                         pairs.append((name, canonical))
             allowed |= parameters.PAGINATION
             pairs += self.paginator.canonical(request)
+            if isinstance(self, RecordViewSet) and self.action == "list":
+                allowed |= set(memento.LIST_PARAMETERS)
+                pairs += [(name, request.query_params[name]) for name in memento.PARAMETERS
+                          if name in request.query_params]
+        elif isinstance(self, RecordViewSet):
+            allowed |= set(memento.PARAMETERS)
+            pairs += [(name, request.query_params[name]) for name in memento.PARAMETERS if name in request.query_params]
         parameters.refuse_unknown(request, allowed)
         fiction = request.query_params.get("fiction")
         if fiction:
@@ -293,6 +311,8 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):  # read from the history, never from the stored documents
+            return memento.memento_list(type(self).model, request)
         whole, keep = self.whole_page()
         if whole is not None:
             return whole
@@ -337,6 +357,8 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         return get_object_or_404(type(self).select(self.detail_mode(record)), pk=record.pk)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):  # read from the history, never from the stored documents
+            return memento.memento_response(type(self).model, self.kwargs["slug"], request)
         if self.reads_stored():
             answer = self.stored_detail(*self.stored_lookup(self.kwargs))
             if answer is not None:

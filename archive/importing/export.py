@@ -8,7 +8,11 @@ leaves its text out and names its file and SHA-256 instead, so the text is
 stored once and its checksum proves it on load.
 
 Accounts are not part of the collection: the curator, modifier and reviewer
-of a record are left empty in the export (status and review time are kept).
+of a record are left empty in its files (status and review time are kept).
+Beside them, ``backup/`` (`archive.importing.backup`) holds every row by id,
+authorship, revisions, history, notes and the accounts' roles included, which
+`restore` loads into an empty database: the collection files are for
+`load_collection` into any archive, ``backup/`` is the backup.
 
 The export is atomic on disk: it is written into a temporary directory
 beside the target and renamed into place, so the target holds either the
@@ -36,8 +40,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.utils.translation import gettext as _
 
-from archive.models import Passage, Source
+from archive.models import Curated, Passage, Source, Status
 
+from .backup import BACKUP_DIR, write_backup
 from .fixture_check import FIXTURE_GLOB, SOURCES_DIR, fixture_files
 
 __all__ = ["DEFAULT_LAYOUT", "ExportError", "ExportReport", "export_collection", "layout"]
@@ -118,7 +123,24 @@ def _text_file_names(sources: Sequence[Source]) -> dict[int, str]:
     return names
 
 
-def _records(model: type[models.Model], using: str, file_names: dict[int, str]) -> list[dict[str, Any]]:
+# Of a release, only what is published: a curated record approved, a child row of one.
+_PUBLISHED_PARENT = {"archive.passage": "source", "archive.personname": "person", "archive.unitalias": "unit",
+                     "archive.locationalias": "location"}
+
+
+def _published_rows(model: type[models.Model], queryset: models.QuerySet) -> models.QuerySet:
+    label = model._meta.label_lower
+    if issubclass(model, Curated):
+        return queryset.filter(status=Status.APPROVED)
+    if label in _PUBLISHED_PARENT:
+        return queryset.filter(**{f"{_PUBLISHED_PARENT[label]}__status": Status.APPROVED})
+    if label == "archive.curatornote":
+        return queryset.none()  # the curators' working notes are not published
+    return queryset
+
+
+def _records(model: type[models.Model], using: str, file_names: dict[int, str], published: bool = False
+             ) -> list[dict[str, Any]]:
     """``model``'s rows as fixture records, in a number of queries that does not grow with the rows."""
     # Derived fields are left out: the load derives them again (`archive.fiction`; a citation's
     # search key is folded on save, and a NULL one is folded by the search itself).
@@ -135,7 +157,9 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         queryset = queryset.order_by("slug")
     else:
         queryset = queryset.order_by(*[f for f in ("person", "unit", "location", "model") if f in names], "pk")
-    objects = list(queryset)
+    if published:
+        queryset = _published_rows(model, queryset)
+    objects = _parents_first(model, list(queryset))
     rows: list[dict[str, Any]] = serializers.serialize(
         "python", objects, fields=[f.name for f in local], use_natural_foreign_keys=True,
         use_natural_primary_keys=True,
@@ -146,7 +170,10 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
         own = m2m.m2m_field_name()
         other = m2m.m2m_reverse_field_name()
         linked: dict[Any, list[list[Any]]] = {}
-        for link in through._default_manager.db_manager(using).select_related(other).order_by(f"{other}__pk"):
+        links = through._default_manager.db_manager(using).select_related(other).order_by(f"{other}__pk")
+        if published and isinstance(m2m.related_model, type) and issubclass(m2m.related_model, Curated):
+            links = links.filter(**{f"{other}__status": Status.APPROVED})
+        for link in links:
             linked.setdefault(getattr(link, f"{own}_id"), []).append(list(getattr(link, other).natural_key()))
         for obj, row in zip(objects, rows, strict=True):
             row["fields"][m2m.name] = sorted(linked.get(obj.pk, []))
@@ -160,17 +187,67 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str]) 
     return rows
 
 
+def _parents_first(model: type[models.Model], objects: list[Any]) -> list[Any]:
+    """``objects`` (in key order) with every record after the records of its own kind it points at.
+
+    `load_collection` resolves a key only to a row stored or earlier in the
+    files, so a unit's parent or an event's ``follows`` must come first. A
+    cycle cannot be written in any order that loads: it is refused (ExportError).
+    """
+    links = [f.attname for f in model._meta.local_fields if f.is_relation and f.related_model is model]
+    if not links:
+        return objects
+    by_pk = {obj.pk: obj for obj in objects}
+
+    def targets(obj: Any) -> list[Any]:
+        return [by_pk[pk] for pk in (getattr(obj, name) for name in links) if pk in by_pk]
+
+    done: set[Any] = set()
+    ordered: list[Any] = []
+    for start in objects:
+        if start.pk in done:
+            continue
+        path = [start]
+        stack = [targets(start)]
+        while stack:
+            if not stack[-1]:
+                stack.pop()
+                obj = path.pop()
+                done.add(obj.pk)
+                ordered.append(obj)
+                continue
+            target = stack[-1].pop(0)
+            if target.pk in done:
+                continue
+            if target in path:
+                cycle = [*path[path.index(target):], target]
+                raise ExportError(
+                    _("%(model)s point at each other in a cycle (%(cycle)s): no order of the file loads them, "
+                      "so nothing was written. Break the cycle first.")
+                    % {"model": model._meta.verbose_name_plural,
+                       "cycle": " → ".join(str(getattr(o, "slug", o.pk)) for o in cycle)}
+                )
+            path.append(target)
+            stack.append(targets(target))
+    return ordered
+
+
 @dataclass
 class ExportReport:
     directory: Path
     files: list[str] = field(default_factory=list)
     records: int = 0
     texts: int = 0
+    # Rows of ``backup/``, what `restore` loads into an empty database.
+    rows: int = 0
 
 
-def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
+def _write_tree(target: Path, using: str, shipped: Path | None, *, published: bool = False) -> ExportReport:
     report = ExportReport(target)
-    sources = list(Source.objects.using(using).order_by("slug"))
+    sources = Source.objects.using(using).order_by("slug")
+    if published:
+        sources = sources.filter(status=Status.APPROVED)
+    sources = list(sources)
     file_names = _text_file_names(sources)
     text_dir = target / SOURCES_DIR
     text_dir.mkdir()
@@ -183,7 +260,7 @@ def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
     for name, labels in layout(shipped):
         rows: list[dict[str, Any]] = []
         for label in labels:
-            rows.extend(_records(apps.get_model(label), using, file_names))
+            rows.extend(_records(apps.get_model(label), using, file_names, published))
         if not rows and shipped_names and name not in shipped_names:
             continue  # an empty file the shipped collection does not have either
         (target / name).write_text(
@@ -191,6 +268,8 @@ def _write_tree(target: Path, using: str, shipped: Path | None) -> ExportReport:
         )
         report.files.append(name)
         report.records += len(rows)
+    if not published:
+        report.rows = write_backup(target / BACKUP_DIR, using=using, text_files=file_names)
     return report
 
 
@@ -201,7 +280,7 @@ class ExportError(ValueError):
 def _looks_like_export(directory: Path) -> bool:
     """Only an empty directory or a previous export is replaced, never anything else."""
     for entry in directory.iterdir():
-        if entry.is_dir() and entry.name == SOURCES_DIR:
+        if entry.is_dir() and entry.name in (SOURCES_DIR, BACKUP_DIR):
             if any(not child.is_file() for child in entry.iterdir()):
                 return False
         elif not (entry.is_file() and entry.match(FIXTURE_GLOB)):
@@ -241,6 +320,16 @@ def _put_in_place(staging: Path, target: Path) -> None:
         old.rename(target)
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+def write_published(target: Path, *, using: str = "default") -> ExportReport:
+    """Write what the archive publishes, in the export's layout (no backup/), into the new directory ``target``.
+
+    A release's collection: loaded by `load_collection --dir`, it gives the published archive.
+    """
+    target.mkdir()
+    shipped_dir = Path(settings.BASE_DIR) / "fixtures"
+    return _write_tree(target, using, shipped_dir if shipped_dir.is_dir() else None, published=True)
 
 
 def export_collection(directory: str | Path, *, using: str = "default", shipped: str | Path | None = None

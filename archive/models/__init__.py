@@ -9,6 +9,7 @@ from .name_keys import StoredNameKeys
 from .people import NameKind, Person, PersonName, Script
 from .places import Location, LocationAlias, LocationKind
 from .redirects import RedirectModel, SlugRedirect
+from .releases import Release, ReleaseFile
 from .revisions import Revision, RevisionKind, RevisionState
 from .sources import FICTION_KINDS, Language, Passage, PassageRole, Source, SourceKind
 from .statements import Basis, Statement, StatementField
@@ -41,6 +42,8 @@ __all__ = [
     "Post",
     "Rank",
     "RedirectModel",
+    "Release",
+    "ReleaseFile",
     "Revision",
     "RevisionKind",
     "RevisionState",

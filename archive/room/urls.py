@@ -13,6 +13,7 @@ urlpatterns = [
     path("timeline/", views.timeline, name="timeline"),
     path("map/", views.map_view, name="map"),
     path("order-of-battle/", views.order_of_battle, name="order_of_battle"),
+    path("releases/", views.releases, name="releases"),
     path("people/<str:slug>/", views.person, name="person"),
     path("units/<str:slug>/", views.unit, name="unit"),
     path("places/<str:slug>/", views.place, name="place"),

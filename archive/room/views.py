@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from archive import selectors
-from archive.models import Curated, Event, Location, Person, Source, Unit
+from archive.models import Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
 from archive.room import battle, edition, places, reading
 from archive.room import timeline as timelines
@@ -273,3 +273,10 @@ def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 @reads_mode
 def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode))}, mode)
+
+
+@reads_mode
+def releases(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    """The releases, newest first, with their files and checksums."""
+    listed = Release.objects.defer("published", "contributors").prefetch_related("files").order_by("-number")
+    return _page(request, "releases.html", {"releases": listed}, mode)

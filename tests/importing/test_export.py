@@ -95,11 +95,12 @@ def test_round_trip_through_an_empty_database(filled: None, tmp_path: Path) -> N
     assert _state() == before
     for source in Source.objects.exclude(text=""):
         assert source.sha256 == hashlib.sha256((target / "sources" / source.file_name).read_bytes()).hexdigest()
-    # Exporting the reloaded archive gives the same files.
+    # Exporting the reloaded archive gives the same collection files. (Its backup/ differs: a load by
+    # natural key gives new ids and history; restoring backup/ gives the same bytes, tests/importing/test_restore.py.)
     again = tmp_path / "again"
     run("export_collection", str(again))
     for path in sorted(target.rglob("*")):
-        if path.is_file():
+        if path.is_file() and export_module.BACKUP_DIR not in path.relative_to(target).parts:
             assert (again / path.relative_to(target)).read_bytes() == path.read_bytes(), path.name
 
 

@@ -1,0 +1,121 @@
+"""Reads as of a date, a release or a version: the published state then, from the history, marked as a memento."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from archive.importing.releases import make_release
+from archive.models import Location, Passage, Person, PersonName
+from archive.services import records, revisions
+from tests.factories import approved, cite, source_with_text, user
+
+pytestmark = pytest.mark.django_db
+
+PATH = "/api/v1/persons/tang/"
+
+
+@pytest.fixture
+def history() -> dict[str, dt.datetime]:
+    """唐生智 published, released, then changed by an approved revision with a new name."""
+    author, reviewer = user("asof-author", role="curator"), user("asof-reviewer", role="reviewer")
+    before = timezone.now()
+    time.sleep(0.01)
+    tang = approved(Person(slug="tang", name="唐生智", side="chinese", description="卫戍司令长官"),
+                    author=author, reviewer=reviewer)
+    PersonName.objects.create(person=tang, name="唐孟潇", kind="courtesy")
+    source = source_with_text("唐生智离开司令部。\n", slug="hist")
+    cite(Passage.objects.get(source=source, seq=1), "唐生智", person=tang)
+    approved(Location(slug="nanjing", name="南京", kind="city"), author=author, reviewer=reviewer)
+    make_release(by="operator", base_url="http://testserver")
+    time.sleep(0.01)
+    published = timezone.now()
+    time.sleep(0.01)
+    tang = Person.objects.get(slug="tang")
+    tang.description = "南京卫戍司令长官，12日傍晚离城"
+    revision = records.record_update(record=tang, by=author)
+    revisions.approve_revision(revision=revision, by=reviewer, note="the order of 12 December says so")
+    return {"before": before, "published": published}
+
+
+def _get(query: str) -> object:
+    return Client().get(PATH + query, HTTP_ACCEPT="application/json")
+
+
+def test_as_of_a_moment_answers_the_state_published_then_with_memento_headers(history: dict) -> None:
+    current = _get("")  # read (and stored) first: the memento must not be answered from it
+    assert current.json()["description"] == "南京卫戍司令长官，12日傍晚离城"
+
+    then = _get(f"?as_of={history['published'].isoformat().replace('+00:00', 'Z')}")
+
+    assert then.status_code == 200
+    document = then.json()
+    assert document["description"] == "卫戍司令长官"
+    assert document["names"] == [{"name": "唐孟潇", "kind": "courtesy"}]
+    assert [c["quote"] for c in document["citations"]] == ["唐生智"]
+    assert document["memento"]["current"] == "http://testserver" + PATH
+    assert then["Memento-Datetime"].endswith("GMT")
+    assert 'rel="original latest-version"' in then["Link"] and 'rel="memento"' in then["Link"]
+    # The permanent link answers the same state.
+    permanent = Client().get(document["memento"]["permalink"])
+    assert permanent.json()["description"] == "卫戍司令长官"
+    assert permanent.json()["memento"]["version"] == document["memento"]["version"]
+
+
+def test_a_date_reads_the_end_of_that_day_and_a_later_moment_the_change(history: dict) -> None:
+    today = timezone.now().date().isoformat()
+    assert _get(f"?as_of={today}").json()["description"] == "南京卫戍司令长官，12日傍晚离城"
+    latest = _get(f"?as_of={today}").json()["memento"]
+    assert latest["change"] and latest["version"] > _get("?release=1").json()["memento"]["version"]
+
+
+def test_a_release_answers_the_version_it_holds(history: dict) -> None:
+    released = _get("?release=1")
+    assert released.status_code == 200 and released.json()["description"] == "卫戍司令长官"
+    assert _get("?release=2").status_code == 404
+
+
+def test_a_record_not_yet_published_then_is_a_404_and_bad_values_a_400(history: dict) -> None:
+    assert _get(f"?as_of={history['before'].isoformat().replace('+00:00', 'Z')}").status_code == 404
+    assert _get("?as_of=1937-13-45").status_code == 400
+    assert _get("?release=0").status_code == 400
+    assert _get("?version=x").status_code == 400
+    assert _get("?as_of=2026-12-01&release=1").status_code == 400
+    assert _get("?version=999").status_code == 404
+    assert Client().get("/api/v1/persons/nobody/?as_of=2026-12-01").status_code == 404
+
+
+def test_a_record_page_shows_its_version_and_a_permanent_link_that_answers_it(history: dict) -> None:
+    page = Client().get("/people/tang/").content.decode()
+    tang = Person.objects.get(slug="tang")
+    link = f"/api/v1/persons/tang/?version={tang.version}"
+    published = timezone.localtime(tang.reviewed_at)  # the page shows the archive's own time zone
+    assert f"Version {tang.version}, published {published:%Y-%m-%d}." in page and f'href="{link}"' in page
+    assert Client().get(link).json()["description"] == tang.description
+
+
+def test_a_list_as_of_a_moment_or_release_answers_the_records_published_then(history: dict) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    moment = history["published"].isoformat().replace("+00:00", "Z")
+    with CaptureQueriesContext(connection) as few:
+        then = client.get(f"/api/v1/persons/?as_of={moment}")
+    assert then.status_code == 200 and then["Memento-Datetime"].endswith("GMT")
+    assert [(r["slug"], r["description"]) for r in then.json()["results"]] == [("tang", "卫戍司令长官")]
+    assert client.get("/api/v1/persons/?release=1").json()["results"][0]["description"] == "卫戍司令长官"
+    before = history["before"].isoformat().replace("+00:00", "Z")
+    assert client.get(f"/api/v1/persons/?as_of={before}").json()["count"] == 0
+    assert client.get(f"/api/v1/persons/?as_of={moment}&side=chinese").status_code == 400
+    assert client.get("/api/v1/persons/?version=1").status_code == 400
+    for n in range(5):
+        approved(Person(slug=f"more-{n}", name=f"某{n}", side="chinese"))
+    with CaptureQueriesContext(connection) as more:
+        assert client.get(f"/api/v1/persons/?as_of={timezone.now().isoformat().replace('+00:00', 'Z')}").json()[
+            "count"] == 6
+    assert len(more) == len(few)
