@@ -47,7 +47,7 @@ from archive import locking
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Revision, RevisionKind, Status
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from archive.services import review as curation
 
 from .lists import EstimatedCountPaginator, SearchMixin
@@ -405,7 +405,13 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         self._transition(
             request,
             queryset,
-            lambda record: curation.approve(record, by=request.user, note=note, without_evidence=without_evidence),
+            lambda record: curation.approve(
+                record,
+                by=request.user,
+                note=note,
+                without_evidence=without_evidence,
+                shown=self._pinned(request, record),
+            ),
             "approved",
         )
         return None
@@ -419,10 +425,15 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         self._transition(
             request,
             queryset,
-            lambda record: curation.reject(record, by=request.user, note=note),
+            lambda record: curation.reject(record, by=request.user, note=note, shown=self._pinned(request, record)),
             "rejected",
         )
         return None
+
+    @staticmethod
+    def _pinned(request: HttpRequest, record: Any) -> str:
+        """The state of `record` its reviewer read on the intermediate page (`archive.services.decisions`)."""
+        return str(request.POST.get(f"pin-{record.pk}", ""))
 
     def _review_page(
         self,
@@ -435,7 +446,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         error: StrOrPromise | None = None,
     ) -> TemplateResponse:
         records = self._records(queryset)
-        rows = [(record, curation.can_review(record, request.user)) for record in records]
+        rows = [(record, curation.can_review(record, request.user), decisions.record_pin(record)) for record in records]
         context = {
             **self.admin_site.each_context(request),
             "title": f"{verb}: {self.opts.verbose_name_plural}",

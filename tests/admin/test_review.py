@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -36,6 +37,13 @@ pytestmark = pytest.mark.django_db
 TEXT = "唐生智于12日傍晚离开司令部，赶往煤炭港码头。\n\n部队拥向挹江门。\n"
 NOVEL = "孙百里望着江面，想起唐司令那晚的船。\n"
 URL = "/admin/curate/review/"
+PIN = re.compile(r'name="(pin-[^"]+)" value="([^"]*)"')
+
+
+def decide(client: Client, data: dict[str, Any], **kwargs: Any) -> Any:
+    """Post a decision as the browser does: from the queue as it was read, with every pin it shows."""
+    shown = dict(PIN.findall(client.get(URL).content.decode()))
+    return client.post(URL, {**shown, **data}, **kwargs)
 
 
 @pytest.fixture
@@ -108,7 +116,7 @@ def test_four_eyes_the_author_sees_why_instead_of_buttons(passage: Passage, even
     assert f'value="approve:citation-{mine.pk}"' not in record
     assert 'name="selected"' not in record
     # Forcing the request anyway is refused with a message, never a 500.
-    response = client.post(URL, {"action": f"approve:citation-{mine.pk}"}, follow=True)
+    response = decide(client, {"action": f"approve:citation-{mine.pk}"}, follow=True)
     assert response.status_code == 200
     assert "you contributed to it" in " ".join(str(m) for m in response.context["messages"])
     mine.refresh_from_db()
@@ -135,7 +143,7 @@ def test_a_curator_without_review_permission_sees_why(passage: Passage, event: E
 def test_approve_one_with_a_note(reviewer: User, reviewer_client: Client, passage: Passage, event: Event) -> None:
     citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     key = f"citation-{citation.pk}"
-    response = reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": "matches the text"})
+    response = decide(reviewer_client, {"action": f"approve:{key}", f"note-{key}": "matches the text"})
     assert response.status_code == 302 and response["Location"] == URL
     citation.refresh_from_db()
     assert citation.status == Status.APPROVED
@@ -146,12 +154,12 @@ def test_approve_one_with_a_note(reviewer: User, reviewer_client: Client, passag
 def test_reject_needs_a_note(reviewer_client: Client, passage: Passage, event: Event) -> None:
     citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     key = f"citation-{citation.pk}"
-    response = reviewer_client.post(URL, {"action": f"reject:{key}", f"note-{key}": ""}, follow=True)
+    response = decide(reviewer_client, {"action": f"reject:{key}", f"note-{key}": ""}, follow=True)
     assert response.status_code == 200
     assert "A rejection says why." in response.content.decode()
     citation.refresh_from_db()
     assert citation.status == Status.IN_REVIEW
-    reviewer_client.post(URL, {"action": f"reject:{key}", f"note-{key}": "wrong dock"})
+    decide(reviewer_client, {"action": f"reject:{key}", f"note-{key}": "wrong dock"})
     citation.refresh_from_db()
     assert citation.status == Status.REJECTED and citation.review_note == "wrong dock"
 
@@ -168,8 +176,10 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
     own.save()
     curation.submit(own, by=reviewer)
     keys = [f"citation-{first.pk}", f"citation-{second.pk}", f"person-{person.pk}", f"citation-{own.pk}"]
-    response = reviewer_client.post(
-        URL, {"action": "bulk-approve", "selected": keys, "bulk_note": "checked against the text"}, follow=True
+    response = decide(
+        reviewer_client,
+        {"action": "bulk-approve", "selected": keys, "bulk_note": "checked against the text"},
+        follow=True,
     )
     assert response.status_code == 200
     texts = [str(m) for m in response.context["messages"]]
@@ -185,8 +195,8 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
 def test_bulk_reject_with_one_note(reviewer_client: Client, passage: Passage, event: Event) -> None:
     first = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     second = cite(passage, "离开司令部", event=event, status=Status.IN_REVIEW)
-    reviewer_client.post(
-        URL,
+    decide(
+        reviewer_client,
         {"action": "bulk-reject", "selected": [f"citation-{first.pk}", f"citation-{second.pk}"], "bulk_note": "no"},
     )
     assert set(Citation.objects.values_list("status", flat=True)) == {Status.REJECTED}
@@ -201,7 +211,7 @@ def test_bad_requests_become_messages(reviewer_client: Client, passage: Passage,
         ({"action": "approve:citation-999999"}, "No such record"),
         ({"action": f"approve:citation-{approved_citation.pk}"}, "Only a record in review can be approved"),
     ):
-        response = reviewer_client.post(URL, data, follow=True)
+        response = decide(reviewer_client, data, follow=True)
         assert response.status_code == 200
         assert any(expected in str(m) for m in response.context["messages"]), data
 
@@ -240,7 +250,7 @@ def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
     assert "No approved evidence" in article
     assert f'name="without_evidence-{key}"' in article
 
-    response = reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": "looks right"}, follow=True)
+    response = decide(reviewer_client, {"action": f"approve:{key}", f"note-{key}": "looks right"}, follow=True)
     assert response.status_code == 200
     assert any("has no approved citation" in str(m) for m in response.context["messages"])
     person.refresh_from_db()
@@ -251,8 +261,8 @@ def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
         "Second Historical Archives and lists him under his courtesy name"
     )
     assert len(reason) > 100  # kept whole in the history, not cut to a column's size
-    response = reviewer_client.post(
-        URL, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
+    response = decide(
+        reviewer_client, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
     )
     assert [str(m) for m in get_messages(response.wsgi_request)] == ["Approved 1 record."]
     person.refresh_from_db()
@@ -407,8 +417,8 @@ def test_bulk_decisions_take_changes_of_published_records_beside_records(
     assert f'name="selected" value="revision-{change.pk}"' in page
     assert f'name="selected" value="revision-{own.pk}"' not in page  # one's own change offers no box
     keys = [f"revision-{change.pk}", f"revision-{own.pk}", f"citation-{citation.pk}"]
-    response = reviewer_client.post(
-        URL, {"action": "bulk-approve", "selected": keys, "bulk_note": "as the memoir says"}, follow=True
+    response = decide(
+        reviewer_client, {"action": "bulk-approve", "selected": keys, "bulk_note": "as the memoir says"}, follow=True
     )
     texts = [str(m) for m in response.context["messages"]]
     assert "Approved the change of “唐生智撤出南京”: it is published." in texts
@@ -420,7 +430,7 @@ def test_bulk_decisions_take_changes_of_published_records_beside_records(
     assert change.state == RevisionState.APPROVED and change.review_note == "as the memoir says"
     own.refresh_from_db()
     assert own.state == RevisionState.PENDING
-    reviewer_client.post(URL, {"action": "bulk-reject", "selected": [f"revision-{other.pk}"], "bulk_note": "no"})
+    decide(reviewer_client, {"action": "bulk-reject", "selected": [f"revision-{other.pk}"], "bulk_note": "no"})
     other.refresh_from_db()
     gate.refresh_from_db()
     assert other.state == RevisionState.REJECTED and gate.name == "挹江门"
@@ -430,8 +440,9 @@ def test_approve_a_change_publishes_it_with_who_proposed_and_who_approved(
     reviewer: User, reviewer_client: Client, curator: User, event: Event
 ) -> None:
     revision = _propose(event, curator, title="唐生智撤出南京")
-    response = reviewer_client.post(
-        URL, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": "as the memoir says"}
+    response = decide(
+        reviewer_client,
+        {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": "as the memoir says"},
     )
     assert response.status_code == 302
     assert [str(m) for m in get_messages(response.wsgi_request)] == [
@@ -451,13 +462,14 @@ def test_reject_a_change_needs_a_note_and_leaves_the_published_version(
     reviewer_client: Client, curator: User, event: Event
 ) -> None:
     revision = _propose(event, curator, title="唐生智撤出南京")
-    response = reviewer_client.post(URL, {"action": f"reject-revision:{revision.pk}"}, follow=True)
+    response = decide(reviewer_client, {"action": f"reject-revision:{revision.pk}"}, follow=True)
     assert response.status_code == 200
     assert any("A rejection says why." in str(m) for m in response.context["messages"])
     revision.refresh_from_db()
     assert revision.state == RevisionState.PENDING
-    response = reviewer_client.post(
-        URL, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "the memoir says 离开"}
+    response = decide(
+        reviewer_client,
+        {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "the memoir says 离开"},
     )
     revision.refresh_from_db()
     assert revision.state == RevisionState.REJECTED and revision.review_note == "the memoir says 离开"
@@ -473,7 +485,7 @@ def test_a_contributor_sees_why_there_are_no_buttons_and_is_refused(
     article = _article(reviewer_client.get(URL).content.decode(), revision)
     assert "You contributed to this change: another reviewer must approve or reject it." in article
     assert "approve-revision:" not in article
-    response = reviewer_client.post(URL, {"action": f"approve-revision:{revision.pk}"}, follow=True)
+    response = decide(reviewer_client, {"action": f"approve-revision:{revision.pk}"}, follow=True)
     assert response.status_code == 200
     assert any("you contributed to it" in str(m) for m in response.context["messages"])
     revision.refresh_from_db()
@@ -485,13 +497,13 @@ def test_a_contributor_sees_why_there_are_no_buttons_and_is_refused(
 
 def test_bad_revision_requests_become_messages(reviewer_client: Client, curator: User, event: Event) -> None:
     revision = _propose(event, curator, title="唐生智撤出南京")
-    reviewer_client.post(URL, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "no"})
+    decide(reviewer_client, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "no"})
     for data, expected in (
         ({"action": "approve-revision:999999"}, "No such change: 999999."),
         ({"action": "approve-revision:x"}, "No such change: x."),
         ({"action": f"approve-revision:{revision.pk}"}, "not pending"),
     ):
-        response = reviewer_client.post(URL, data, follow=True)
+        response = decide(reviewer_client, data, follow=True)
         assert response.status_code == 200
         assert any(expected in str(m) for m in response.context["messages"]), data
 
@@ -532,12 +544,12 @@ def test_a_long_review_note_is_kept_whole_and_never_a_server_error(
     note = "对照南京保卫战史第三章核对过：" + "the memoir and the history agree on the hour and the dock. " * 4
     citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     key = f"citation-{citation.pk}"
-    assert reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": note}).status_code == 302
+    assert decide(reviewer_client, {"action": f"approve:{key}", f"note-{key}": note}).status_code == 302
     citation.refresh_from_db()
     assert citation.status == Status.APPROVED and citation.review_note == note.strip()
     revision = _propose(event, curator, title="唐生智撤出南京")
-    response = reviewer_client.post(
-        URL, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": note}
+    response = decide(
+        reviewer_client, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": note}
     )
     assert response.status_code == 302
     revision.refresh_from_db()

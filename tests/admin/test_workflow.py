@@ -16,7 +16,7 @@ from django.urls import reverse
 from archive.models import Person, PersonName, Status
 from archive.services import review as curation
 from archive.services import revisions
-from tests.admin.helpers import change_url, changelist, client_for, form_data, person, user
+from tests.admin.helpers import change_url, changelist, client_for, form_data, person, review_action, user
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +50,7 @@ def other_reviewer() -> User:
 
 
 def act(client, model: type, action: str, records: list, **extra: str):
-    data = {"action": action, "_selected_action": [str(r.pk) for r in records], **extra}
-    return client.post(changelist(model), data, follow=False)
+    return review_action(client, model, action, [r.pk for r in records], **extra)
 
 
 def test_a_curator_creates_a_draft_whatever_status_is_posted(curator: User) -> None:
