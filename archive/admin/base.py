@@ -124,6 +124,33 @@ class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
             request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
 
 
+def form_links(form: ModelForm) -> dict[str, Any]:
+    """The many-to-many links a form states, by field name, for `records.record_update`."""
+    return {
+        field.name: form.cleaned_data[field.name]
+        for field in form.instance._meta.many_to_many
+        if field.name in form.cleaned_data
+    }
+
+
+class RevertForm(forms.ModelForm):
+    """simple-history's revert form: its links go to the services with the record, never onto the row.
+
+    The revert view calls `save_model` and then the form's `save_m2m`;
+    `CuratedAdmin.save_model` passes the links to `records.record_update`
+    (a revision of a published record, in place for a draft), so the form
+    itself writes no link.
+    """
+
+    def save(self, commit: bool = True) -> Any:
+        instance = super().save(commit=False)
+        self.save_m2m = self._links_went_with_the_record
+        return instance
+
+    def _links_went_with_the_record(self) -> None:
+        """Nothing to write: `save_model` gave the links to the services."""
+
+
 class VersionCheckedForm(forms.ModelForm):
     """A change form that refuses to save over a version it was not opened on.
 
@@ -211,7 +238,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if _is_revert(request, self.model):
             # A revert starts from an old version on purpose; `_prepare_revert` saves it on the current one.
             hidden = {name: forms.IntegerField(widget=forms.HiddenInput, required=False) for name in FORM_ONLY}
-            return type(form.__name__, (form,), hidden)
+            return type(form.__name__, (RevertForm, form), hidden)
         return type(form.__name__, (VersionCheckedForm, form), {})
 
     def changeform_view(self, request: HttpRequest, object_id: str | None = None, form_url: str = "",
@@ -276,13 +303,17 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
                 # one. simple-history's revert view calls no `save_related`, so it is proposed here.
                 pending = revisions.pending_revision(obj)
                 obj._revision_shown = pending.version if pending is not None else 0
-                records.record_update(record=obj, by=request.user, kind=RevisionKind.REVERT)
+                # It states an old version on purpose, proposed over the current one.
+                obj.version = self.model._default_manager.values_list("version", flat=True).get(pk=obj.pk)
+                records.record_update(record=obj, by=request.user, m2m=form_links(form), kind=RevisionKind.REVERT)
                 obj._archive_kind = None
                 request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
             return
         if _is_revert(request, self.model):
             self._prepare_revert(request, obj)
-            records.record_update(record=obj, by=request.user, reason="reverted to an earlier version")
+            records.record_update(
+                record=obj, by=request.user, reason="reverted to an earlier version", m2m=form_links(form)
+            )
         elif form.has_changed():
             records.record_update(record=obj, by=request.user)
         if "_submit_for_review" in request.POST and obj.status in (Status.DRAFT, Status.REJECTED):
@@ -294,12 +325,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if kind is None:
             super().save_related(request, form, formsets, change)
             return
-        links = {
-            field.name: form.cleaned_data[field.name]
-            for field in obj._meta.many_to_many
-            if field.name in form.cleaned_data
-        }
-        revision = records.record_update(record=obj, by=request.user, m2m=links, kind=kind)
+        revision = records.record_update(record=obj, by=request.user, m2m=form_links(form), kind=kind)
         request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
         request._archive_revision = revision  # type: ignore[attr-defined]  # a mark on the request, read later in it
         for formset in formsets:

@@ -24,6 +24,7 @@ from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from archive.locking import ConcurrentEdit
 from archive.models import Curated, Revision, RevisionKind, RevisionState
 from archive.services import decisions
 from archive.services.authorship import delete_as, save_as
@@ -179,6 +180,9 @@ def propose_change(
     """
     model = type(record)
     live = model._default_manager.select_for_update().get(pk=record.pk)
+    if getattr(record, "_revision_shown", None) is not None and record.version != live.version:
+        # Opened on an earlier published version: the change it showed was decided since.
+        raise ConcurrentEdit(record, loaded_version=record.version, using=live._state.db or "default")
     content_type = ContentType.objects.get_for_model(model)
     _check_shown(
         record,
