@@ -156,7 +156,9 @@ class VersionCheckedForm(forms.ModelForm):
 
     The version travels as a hidden field. A form posted without it (an old
     client, a test that posts by hand) is checked against the version read
-    with the record, which is the best it can claim. A posted version that is
+    with the record, which is the best it can claim; but a form of a published
+    record posted without the pending revision's version claims to have seen
+    none, and is refused as stale while one is pending. A posted version that is
     no longer the stored one is a form error saying what changed meanwhile;
     a save that loses the race after this check is refused by the model.
     """
@@ -200,9 +202,11 @@ class VersionCheckedForm(forms.ModelForm):
         if current is not None and current != posted:
             raise locking.ConcurrentEdit(instance, loaded_version=posted, using=using)
         instance.version = posted
-        shown = cleaned.get("revision_version")
-        if shown is not None:
-            instance._revision_shown = shown  # checked against the pending revision when proposed
+        if getattr(instance, "_revision_shown", None) is not None:
+            # Checked against the pending revision when proposed. A form of a published record
+            # posted without the field claims to have seen none: stale, if one is pending.
+            shown = cleaned.get("revision_version")
+            instance._revision_shown = shown if shown is not None else 0
         return cleaned
 
 
