@@ -573,3 +573,34 @@ def test_a_change_of_a_citation_shows_its_passage(
     article = _article(reviewer_client.get(URL).content.decode(), revision)
     assert "went to the dock<ins> at Meitangang</ins>" in article
     assert ">煤炭港码头</mark>" in article
+
+
+def test_an_edit_after_the_queue_was_read_refuses_the_decision(
+    reviewer_client: Client, curator: User, passage: Passage, event: Event
+) -> None:
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    read = dict(PIN.findall(reviewer_client.get(URL).content.decode()))  # what the reviewer read
+    _propose(event, curator, title="唐生智乘船离开南京")  # the curator rewrites the same change meanwhile
+    response = reviewer_client.post(URL, {**read, "action": f"approve-revision:{revision.pk}"}, follow=True)
+    texts = " ".join(str(m) for m in response.context["messages"])
+    assert "Nothing was decided on the change of" in texts and "edited after you read it" in texts
+    assert "唐生智乘船离开南京" in texts  # what it now proposes
+    revision.refresh_from_db()
+    event.refresh_from_db()
+    assert revision.state == RevisionState.PENDING and event.title == "唐生智离开南京"
+    assert "<ins>乘船</ins>" in _article(response.content.decode(), revision)  # the queue shows the new diff
+    # A record in review, the same: edited in place after it was read.
+    citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
+    read = dict(PIN.findall(reviewer_client.get(URL).content.decode()))
+    edited = Citation.objects.get(pk=citation.pk)
+    edited.claim = "改过的说法"
+    records.record_update(record=edited, by=curator)
+    key = f"citation-{citation.pk}"
+    response = reviewer_client.post(URL, {**read, "action": f"approve:{key}"}, follow=True)
+    assert any("after you read it" in str(m) for m in response.context["messages"])
+    assert Citation.objects.get(pk=citation.pk).status == Status.IN_REVIEW
+    # Without a pin at all: refused the same way.
+    response = reviewer_client.post(URL, {"action": f"approve:{key}"}, follow=True)
+    assert any("names no version" in str(m) for m in response.context["messages"])
+    assert decide(reviewer_client, {"action": f"approve:{key}"}).status_code == 302
+    assert Citation.objects.get(pk=citation.pk).status == Status.APPROVED
