@@ -423,7 +423,7 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
                     contributors=people,
                     evidence=evidence.get(revision.record_id, []),
                     record=record,
-                    pin=decisions.revision_pin(revision, version, described[revision.pk]),
+                    pin=decisions.revision_pin(revision, version),
                 )
             )
         groups.append({"name": model._meta.verbose_name_plural, "model": model._meta.model_name, "rows": rows})

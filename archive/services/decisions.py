@@ -5,8 +5,8 @@ names the state it was made on: a pin, written into the page beside the
 buttons and posted with the decision. A record in review is pinned by its
 version and the versions of the citations shown as its evidence; a pending
 revision by its own version, the published record's version and a digest of
-the diff the reviewer read (which, for a merge, lists everything the merge
-moves, so an edit of the duplicate changes it too). If anything changed
+what it publishes (its stored change and, for a merge, everything the merge
+moves, which its diff lists: an edit of the duplicate changes it too). If anything changed
 meanwhile the decision is refused with `StaleDecision`, which says what
 changed and shows the change as it now stands; nothing is decided.
 
@@ -30,10 +30,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from archive.models import Citation, Curated, Revision, Source
-from archive.services.revision_display import DiffRow, describe
+from archive.services.merges import what_moves
+from archive.services.revision_display import describe
 
 
 class StaleDecision(ValidationError):
@@ -41,7 +43,7 @@ class StaleDecision(ValidationError):
 
 
 def _digest(parts: Any) -> str:
-    return hashlib.sha256(json.dumps(parts, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def evidence_of(record: Curated) -> list[Citation]:
@@ -58,10 +60,27 @@ def record_pin(record: Curated, evidence: Iterable[Citation] | None = None) -> s
     return f"{record.version}.{_digest(shown)}"
 
 
-def revision_pin(revision: Revision, record_version: int, rows: Iterable[DiffRow] | None = None) -> str:
-    """The pin of a pending revision: its version, the published record's version, the diff shown."""
-    lines = describe(revision) if rows is None else rows
-    return f"{revision.version}.{record_version}.{_digest([[r.label, r.old, r.new] for r in lines])}"
+def _moves(revision: Revision) -> list[list[str]]:
+    """What a merge would move now, in one language whatever the reviewer reads (empty for other changes)."""
+    merge = revision.changes.get("merge")
+    if not merge:
+        return []
+    model = revision.record_model
+    survivor = model._default_manager.filter(pk=revision.record_id).first()
+    duplicate = model._default_manager.filter(pk=merge.get("duplicate")).first()
+    if survivor is None or duplicate is None:
+        return []
+    with translation.override("en"):
+        return [[str(part) for part in row] for row in what_moves(survivor, duplicate)]
+
+
+def revision_pin(revision: Revision, record_version: int) -> str:
+    """The pin of a pending revision: its version, the published record's version, a digest of what it publishes.
+
+    The digest covers the stored change and, for a merge, everything the merge
+    would move, so that it does not depend on the language of the page.
+    """
+    return f"{revision.version}.{record_version}.{_digest([revision.changes, _moves(revision)])}"
 
 
 def _unpinned(what: str) -> StaleDecision:
@@ -105,7 +124,6 @@ def check_revision(revision: Revision, record: Curated, shown: str | None) -> No
     if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
         raise _unpinned(revision.record_label)
     pinned_revision, pinned_record = int(parts[0]), int(parts[1])
-    rows = describe(revision)
     changed = []
     if pinned_revision != revision.version:
         changed.append(
@@ -117,10 +135,10 @@ def check_revision(revision: Revision, record: Curated, shown: str | None) -> No
             _("the published record changed (version %(shown)s, now %(now)s)")
             % {"shown": pinned_record, "now": record.version}
         )
-    if not changed and revision_pin(revision, record.version, rows) != shown:
+    if not changed and revision_pin(revision, record.version) != shown:
         changed.append(_("what it publishes changed after you read it (a record it moves or names was edited)"))
     if changed:
-        diff = "; ".join(f"{row.label}: “{row.old}” → “{row.new}”" for row in rows) or _("no change")
+        diff = "; ".join(f"{row.label}: “{row.old}” → “{row.new}”" for row in describe(revision)) or _("no change")
         raise StaleDecision(
             _("Nothing was decided on the change of %(record)s: %(what)s. It now proposes: %(diff)s.")
             % {"record": revision.record_label, "what": "; ".join(changed), "diff": diff},

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.test import Client
@@ -132,10 +132,19 @@ def test_the_last_editor_may_not_review_either(
     assert "You changed this record last" in html
 
 
-def test_a_curator_without_review_permission_sees_why(passage: Passage, event: Event) -> None:
+def _reviewer_of_people_only() -> User:
+    """A curator who may review people and nothing else."""
+    account = user("people-reviewer", role="curator")
+    account.user_permissions.add(Permission.objects.get(codename="review_person"))
+    return account
+
+
+def test_the_queue_is_a_reviewers_and_says_what_they_may_not_review(passage: Passage, event: Event) -> None:
     cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     client = Client()
     client.force_login(user("cur2", role="curator"))
+    assert client.get(URL).status_code == 403  # a curator has no queue
+    client.force_login(_reviewer_of_people_only())
     html = client.get(URL).content.decode()
     assert "You are not allowed to review citations." in html
 
@@ -490,8 +499,9 @@ def test_a_contributor_sees_why_there_are_no_buttons_and_is_refused(
     assert any("you contributed to it" in str(m) for m in response.context["messages"])
     revision.refresh_from_db()
     assert revision.state == RevisionState.PENDING
-    # A curator who may not review sees that instead.
-    article = _article(client_for_user(user("other-curator", role="curator")).get(URL).content.decode(), revision)
+    # A reviewer who may not review events sees that instead; a curator has no queue.
+    assert client_for_user(user("other-curator", role="curator")).get(URL).status_code == 403
+    article = _article(client_for_user(_reviewer_of_people_only()).get(URL).content.decode(), revision)
     assert "You are not allowed to review events." in article
 
 
