@@ -144,7 +144,7 @@ class RevertForm(forms.ModelForm):
 
     def save(self, commit: bool = True) -> Any:
         instance = super().save(commit=False)
-        self.save_m2m = self._links_went_with_the_record
+        self.save_m2m = self._links_went_with_the_record  # type: ignore[method-assign]  # as ModelForm.save(commit=False) sets it
         return instance
 
     def _links_went_with_the_record(self) -> None:

@@ -412,7 +412,7 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
                 old, new = word_diff(diff.old, diff.new)
                 lines.append(DiffLine(diff.label, old, new))
             record = published.get(revision.record_id)
-            version = record.version if record is not None else 0
+            version = record.version if isinstance(record, Curated) else 0
             rows.append(
                 RevisionRow(
                     key=f"revision-{revision.pk}",

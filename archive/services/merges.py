@@ -174,7 +174,7 @@ def what_moves(survivor: Curated, duplicate: Curated) -> list[tuple[str, str, st
     name among them), the rows that point at it, its children, the events
     that happened there, and the survivor's fields that change.
     """
-    model = type(survivor)
+    model: Any = type(survivor)  # a person, unit or place: what each has is read by the tables below
     field = str(model._meta.model_name)
     rows: list[tuple[str, str, str]] = []
     name_model = _NAMES[model]
