@@ -4,7 +4,7 @@ Every view is wrapped in `admin.site.admin_view`, so these pages answer only
 to active staff, exactly like the admin around them (anyone else is sent to
 the admin's login page). Being staff is not enough: each page shows drafts
 and pending changes, so it needs the permissions of what it shows, as the
-admin's own pages do (`archive.roles.page_permissions`); a staff account
+admin's own pages do (`archive.roles.PAGE_PERMISSIONS`, `may_open`); a staff account
 without them gets 403 (Forbidden), as it does from the admin.
 """
 
