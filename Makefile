@@ -30,10 +30,13 @@ venv: $(VENV)/.installed
 
 # Migrate the database (the SQLite file unless DATABASE_URL says otherwise), load
 # the collection, create the demo accounts. DEBUG comes from .env or the
-# environment: create_demo_accounts refuses to run without it.
+# environment: create_demo_accounts refuses to run without it. Into a database
+# that has data, a collection that changed since goes to review in the name of
+# an account: `make run LOAD_AS=username` (unchanged, it needs none).
+LOAD_AS ?=
 setup: venv .env
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_collection
+	$(BIN)/python manage.py load_collection $(if $(LOAD_AS),--as $(LOAD_AS))
 	$(BIN)/python manage.py create_demo_accounts
 
 run: setup

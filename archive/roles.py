@@ -20,6 +20,38 @@ CHILD_MODELS = ("passage", "personname", "unitalias", "locationalias")
 READ_ONLY_MODELS = ("slugredirect",)
 
 
+# What each of the curators' own pages (`archive.admin.curator_urls`) shows, as the permissions
+# to view it: drafts and pending changes are shown only to those who may view their models.
+_VIEW_ALL = tuple(f"archive.view_{model}" for model in CURATED_MODELS)
+_TARGETS = tuple(f"archive.view_{model}" for model in ("person", "unit", "location", "event", "post", "participation"))
+_READER = ("archive.view_source", "archive.view_passage", "archive.view_citation")
+_CITE = (*_READER, *_TARGETS, "archive.add_citation")
+PAGE_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    "index": ("archive.view_source",),
+    "reader": _READER,
+    "cite_all_mentions": _CITE,
+    "cite": _CITE,
+    "cite_mention": _CITE,
+    "targets": _TARGETS,
+    "new_record_defaults": _TARGETS,
+    "review": _VIEW_ALL,
+    "my_work": _VIEW_ALL,
+    "accounts": ("archive.view_event", "archive.view_source", "archive.view_citation"),
+    "audit": _VIEW_ALL,
+}
+# Pages that are a reviewer's alone: they also need a permission to review some model.
+REVIEWER_PAGES = frozenset({"review"})
+
+
+def may_open(user: Any, page: str) -> bool:
+    """Whether `user` holds what the curators' page `page` shows (unknown pages: nobody)."""
+    if page not in PAGE_PERMISSIONS or not user.has_perms(PAGE_PERMISSIONS[page]):
+        return False
+    if page in REVIEWER_PAGES:
+        return any(user.has_perm(f"archive.review_{model}") for model in CURATED_MODELS)
+    return True
+
+
 def role_permissions(role: str) -> list[str]:
     """Codenames of the archive's permissions a role holds."""
     if role == "curator":

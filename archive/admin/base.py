@@ -47,7 +47,7 @@ from archive import locking
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Revision, RevisionKind, Status
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from archive.services import review as curation
 
 from .lists import EstimatedCountPaginator, SearchMixin
@@ -124,12 +124,41 @@ class AuditedAdmin(SearchMixin, SimpleHistoryAdmin):
             request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
 
 
+def form_links(form: ModelForm) -> dict[str, Any]:
+    """The many-to-many links a form states, by field name, for `records.record_update`."""
+    return {
+        field.name: form.cleaned_data[field.name]
+        for field in form.instance._meta.many_to_many
+        if field.name in form.cleaned_data
+    }
+
+
+class RevertForm(forms.ModelForm):
+    """simple-history's revert form: its links go to the services with the record, never onto the row.
+
+    The revert view calls `save_model` and then the form's `save_m2m`;
+    `CuratedAdmin.save_model` passes the links to `records.record_update`
+    (a revision of a published record, in place for a draft), so the form
+    itself writes no link.
+    """
+
+    def save(self, commit: bool = True) -> Any:
+        instance = super().save(commit=False)
+        self.save_m2m = self._links_went_with_the_record  # type: ignore[method-assign]  # as ModelForm.save(commit=False) sets it
+        return instance
+
+    def _links_went_with_the_record(self) -> None:
+        """Nothing to write: `save_model` gave the links to the services."""
+
+
 class VersionCheckedForm(forms.ModelForm):
     """A change form that refuses to save over a version it was not opened on.
 
     The version travels as a hidden field. A form posted without it (an old
     client, a test that posts by hand) is checked against the version read
-    with the record, which is the best it can claim. A posted version that is
+    with the record, which is the best it can claim; but a form of a published
+    record posted without the pending revision's version claims to have seen
+    none, and is refused as stale while one is pending. A posted version that is
     no longer the stored one is a form error saying what changed meanwhile;
     a save that loses the race after this check is refused by the model.
     """
@@ -173,9 +202,11 @@ class VersionCheckedForm(forms.ModelForm):
         if current is not None and current != posted:
             raise locking.ConcurrentEdit(instance, loaded_version=posted, using=using)
         instance.version = posted
-        shown = cleaned.get("revision_version")
-        if shown is not None:
-            instance._revision_shown = shown  # checked against the pending revision when proposed
+        if getattr(instance, "_revision_shown", None) is not None:
+            # Checked against the pending revision when proposed. A form of a published record
+            # posted without the field claims to have seen none: stale, if one is pending.
+            shown = cleaned.get("revision_version")
+            instance._revision_shown = shown if shown is not None else 0
         return cleaned
 
 
@@ -211,7 +242,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if _is_revert(request, self.model):
             # A revert starts from an old version on purpose; `_prepare_revert` saves it on the current one.
             hidden = {name: forms.IntegerField(widget=forms.HiddenInput, required=False) for name in FORM_ONLY}
-            return type(form.__name__, (form,), hidden)
+            return type(form.__name__, (RevertForm, form), hidden)
         return type(form.__name__, (VersionCheckedForm, form), {})
 
     def changeform_view(self, request: HttpRequest, object_id: str | None = None, form_url: str = "",
@@ -276,13 +307,17 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
                 # one. simple-history's revert view calls no `save_related`, so it is proposed here.
                 pending = revisions.pending_revision(obj)
                 obj._revision_shown = pending.version if pending is not None else 0
-                records.record_update(record=obj, by=request.user, kind=RevisionKind.REVERT)
+                # It states an old version on purpose, proposed over the current one.
+                obj.version = self.model._default_manager.values_list("version", flat=True).get(pk=obj.pk)
+                records.record_update(record=obj, by=request.user, m2m=form_links(form), kind=RevisionKind.REVERT)
                 obj._archive_kind = None
                 request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
             return
         if _is_revert(request, self.model):
             self._prepare_revert(request, obj)
-            records.record_update(record=obj, by=request.user, reason="reverted to an earlier version")
+            records.record_update(
+                record=obj, by=request.user, reason="reverted to an earlier version", m2m=form_links(form)
+            )
         elif form.has_changed():
             records.record_update(record=obj, by=request.user)
         if "_submit_for_review" in request.POST and obj.status in (Status.DRAFT, Status.REJECTED):
@@ -294,12 +329,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if kind is None:
             super().save_related(request, form, formsets, change)
             return
-        links = {
-            field.name: form.cleaned_data[field.name]
-            for field in obj._meta.many_to_many
-            if field.name in form.cleaned_data
-        }
-        revision = records.record_update(record=obj, by=request.user, m2m=links, kind=kind)
+        revision = records.record_update(record=obj, by=request.user, m2m=form_links(form), kind=kind)
         request._archive_proposed = True  # type: ignore[attr-defined]  # a mark on the request, read later in it
         request._archive_revision = revision  # type: ignore[attr-defined]  # a mark on the request, read later in it
         for formset in formsets:
@@ -405,7 +435,13 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         self._transition(
             request,
             queryset,
-            lambda record: curation.approve(record, by=request.user, note=note, without_evidence=without_evidence),
+            lambda record: curation.approve(
+                record,
+                by=request.user,
+                note=note,
+                without_evidence=without_evidence,
+                shown=self._pinned(request, record),
+            ),
             "approved",
         )
         return None
@@ -419,10 +455,15 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         self._transition(
             request,
             queryset,
-            lambda record: curation.reject(record, by=request.user, note=note),
+            lambda record: curation.reject(record, by=request.user, note=note, shown=self._pinned(request, record)),
             "rejected",
         )
         return None
+
+    @staticmethod
+    def _pinned(request: HttpRequest, record: Any) -> str:
+        """The state of `record` its reviewer read on the intermediate page (`archive.services.decisions`)."""
+        return str(request.POST.get(f"pin-{record.pk}", ""))
 
     def _review_page(
         self,
@@ -435,7 +476,7 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         error: StrOrPromise | None = None,
     ) -> TemplateResponse:
         records = self._records(queryset)
-        rows = [(record, curation.can_review(record, request.user)) for record in records]
+        rows = [(record, curation.can_review(record, request.user), decisions.record_pin(record)) for record in records]
         context = {
             **self.admin_site.each_context(request),
             "title": f"{verb}: {self.opts.verbose_name_plural}",

@@ -2,28 +2,52 @@
 
 Every view is wrapped in `admin.site.admin_view`, so these pages answer only
 to active staff, exactly like the admin around them (anyone else is sent to
-the admin's login page).
+the admin's login page). Being staff is not enough: each page shows drafts
+and pending changes, so it needs the permissions of what it shows, as the
+admin's own pages do (`archive.roles.PAGE_PERMISSIONS`, `may_open`); a staff account
+without them gets 403 (Forbidden), as it does from the admin.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.urls import path
+
+from archive import roles
 
 from . import accounts, audit, mention_views, my_work, reader, reader_page, review
 
 app_name = "archive_curate"
 
+
+def page(view: Callable[..., HttpResponse], name: str) -> Callable[..., HttpResponse]:
+    """`view` for staff who hold what the page `name` needs to show."""
+
+    @wraps(view)
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not roles.may_open(request.user, name):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return admin.site.admin_view(checked)
+
+
 urlpatterns = [
-    path("", admin.site.admin_view(reader_page.index), name="index"),
-    path("sources/<slug:slug>/read/", admin.site.admin_view(reader_page.reader), name="reader"),
-    path("sources/<slug:slug>/mentions/", admin.site.admin_view(mention_views.cite_all), name="cite_all_mentions"),
-    path("passages/<int:pk>/cite/", admin.site.admin_view(reader.cite), name="cite"),
-    path("passages/<int:pk>/mention/", admin.site.admin_view(mention_views.cite_one), name="cite_mention"),
-    path("targets/", admin.site.admin_view(reader.target_search), name="targets"),
-    path("new-record/", admin.site.admin_view(reader.new_record_defaults), name="new_record_defaults"),
-    path("review/", admin.site.admin_view(review.queue), name="review"),
-    path("my-work/", admin.site.admin_view(my_work.my_work), name="my_work"),
-    path("events/<slug:slug>/accounts/", admin.site.admin_view(accounts.accounts), name="accounts"),
-    path("audit/", admin.site.admin_view(audit.audit), name="audit"),
+    path("", page(reader_page.index, "index"), name="index"),
+    path("sources/<slug:slug>/read/", page(reader_page.reader, "reader"), name="reader"),
+    path("sources/<slug:slug>/mentions/", page(mention_views.cite_all, "cite_all_mentions"), name="cite_all_mentions"),
+    path("passages/<int:pk>/cite/", page(reader.cite, "cite"), name="cite"),
+    path("passages/<int:pk>/mention/", page(mention_views.cite_one, "cite_mention"), name="cite_mention"),
+    path("targets/", page(reader.target_search, "targets"), name="targets"),
+    path("new-record/", page(reader.new_record_defaults, "new_record_defaults"), name="new_record_defaults"),
+    path("review/", page(review.queue, "review"), name="review"),
+    path("my-work/", page(my_work.my_work, "my_work"), name="my_work"),
+    path("events/<slug:slug>/accounts/", page(accounts.accounts, "accounts"), name="accounts"),
+    path("audit/", page(audit.audit, "audit"), name="audit"),
 ]

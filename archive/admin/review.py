@@ -53,8 +53,8 @@ from archive.models import (
     Unit,
 )
 from archive.models.registry import CURATED_MODELS
+from archive.services import decisions, revisions
 from archive.services import review as curation
-from archive.services import revisions
 from archive.text.numbers import whole_number
 
 from .reader import (
@@ -107,6 +107,8 @@ class Row:
     target: str = ""
     # Published only with a note: a kind of record that needs evidence, and none approved.
     without_evidence: bool = False
+    # The state the reviewer reads, posted with the decision (`archive.services.decisions`).
+    pin: str = ""
 
     @property
     def can_review(self) -> bool:
@@ -131,6 +133,8 @@ class RevisionRow:
     evidence: list[Evidence] = field(default_factory=list)
     # The record as published (None once a deletion or merge removed it).
     record: Any = None
+    # The state the reviewer reads, posted with the decision (`archive.services.decisions`).
+    pin: str = ""
 
     @property
     def can_review(self) -> bool:
@@ -330,6 +334,7 @@ def queue_groups(user: Any) -> list[dict[str, Any]]:
                 reason=why_not(record, user, contributors[record.pk]),
                 accounts_url=reverse("archive_curate:accounts", args=[event.slug]) if event else None,
             )
+            cited: list[Citation] = []
             if isinstance(record, Citation):
                 row.evidence = [_evidence(record)]
                 row.target = target_label(record)
@@ -339,6 +344,7 @@ def queue_groups(user: Any) -> list[dict[str, Any]]:
                 row.without_evidence = curation.needs_evidence(record) and not any(
                     c.status == Status.APPROVED for c in cited
                 )
+            row.pin = decisions.record_pin(record, cited)
             rows.append(row)
         if rows:
             groups.append({"name": model._meta.verbose_name_plural, "model": model._meta.model_name, "rows": rows})
@@ -405,6 +411,8 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
             for diff in described[revision.pk]:
                 old, new = word_diff(diff.old, diff.new)
                 lines.append(DiffLine(diff.label, old, new))
+            record = published.get(revision.record_id)
+            version = record.version if isinstance(record, Curated) else 0
             rows.append(
                 RevisionRow(
                     key=f"revision-{revision.pk}",
@@ -414,7 +422,8 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
                     lines=lines,
                     contributors=people,
                     evidence=evidence.get(revision.record_id, []),
-                    record=published.get(revision.record_id),
+                    record=record,
+                    pin=decisions.revision_pin(revision, version),
                 )
             )
         groups.append({"name": model._meta.verbose_name_plural, "model": model._meta.model_name, "rows": rows})
@@ -440,16 +449,23 @@ def _refusal(exc: Exception, what: str) -> str:
     return str(exc) or _("You may not review %(record)s.") % {"record": what}
 
 
-def _decide(verb: str, record: Curated, user: Any, note: str, without_evidence: str = "") -> str | None:
-    """Approve or reject one record; the refusal as a message, or None."""
+def _decide(
+    verb: str, record: Curated, user: Any, note: str, shown: str, without_evidence: str = ""
+) -> str | None:
+    """Approve or reject one record, as the reviewer read it; the refusal as a message, or None."""
     try:
         if verb == "approve":
-            curation.approve(record, by=user, note=note, without_evidence=without_evidence)
+            curation.approve(record, by=user, note=note, without_evidence=without_evidence, shown=shown)
         else:
-            curation.reject(record, by=user, note=note)
+            curation.reject(record, by=user, note=note, shown=shown)
     except (PermissionDenied, ValidationError) as exc:
         return _refusal(exc, str(record))
     return None
+
+
+def _pinned(request: HttpRequest, key: str) -> str:
+    """The pin the queue wrote beside the record or change `key`: what its reviewer read."""
+    return str(request.POST.get(f"pin-{key}", ""))
 
 
 def _decide_revision(request: HttpRequest, verb: str, pk: str, note: str) -> None:
@@ -458,11 +474,12 @@ def _decide_revision(request: HttpRequest, verb: str, pk: str, note: str) -> Non
     if revision is None:
         messages.error(request, _("No such change: %(key)s.") % {"key": pk})
         return
+    shown = _pinned(request, f"revision-{pk}")
     try:
         if verb == "approve":
-            revisions.approve_revision(revision=revision, by=request.user, note=note)
+            revisions.approve_revision(revision=revision, by=request.user, note=note, shown=shown)
         else:
-            revisions.reject_revision(revision=revision, by=request.user, note=note)
+            revisions.reject_revision(revision=revision, by=request.user, note=note, shown=shown)
     except (PermissionDenied, ValidationError) as exc:
         messages.error(
             request,
@@ -509,7 +526,7 @@ def _act(request: HttpRequest) -> None:
         if record is None:
             messages.error(request, _("No such record: %(key)s.") % {"key": item})
             continue
-        error = _decide(verb, record, request.user, note, without_evidence)
+        error = _decide(verb, record, request.user, note, _pinned(request, item), without_evidence)
         if error:
             messages.error(
                 request,

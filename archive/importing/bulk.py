@@ -29,7 +29,13 @@ def _history_model(model: type[models.Model]) -> type[models.Model]:
 
 
 def _historical_rows(
-    model: type[models.Model], objs: Iterable[models.Model], *, history_type: str, reason: str, when: dt.datetime
+    model: type[models.Model],
+    objs: Iterable[models.Model],
+    *,
+    history_type: str,
+    reason: str,
+    when: dt.datetime,
+    user: Any = None,
 ) -> list[models.Model]:
     """The historical records simple-history would write, built in memory."""
     history_model = _history_model(model)
@@ -37,7 +43,7 @@ def _historical_rows(
     return [
         history_model(
             history_date=when,
-            history_user=None,
+            history_user=user,
             history_change_reason=reason,
             history_type=history_type,
             **{field.attname: getattr(obj, field.attname) for field in tracked},
@@ -70,12 +76,15 @@ def record_history(
     reason: str,
     using: str | None = None,
     when: dt.datetime | None = None,
+    user: Any = None,
 ) -> int:
-    """Write one historical record per object in bulk ('+' created, '~' changed, '-' deleted)."""
+    """Write one historical record per object in bulk ('+' created, '~' changed, '-' deleted), by `user`."""
     if not objs:
         return 0
     using = using or router.db_for_write(model)
-    rows = _historical_rows(model, objs, history_type=history_type, reason=reason, when=when or timezone.now())
+    rows = _historical_rows(
+        model, objs, history_type=history_type, reason=reason, when=when or timezone.now(), user=user
+    )
     history_model = _history_model(model)
     if connections[using].vendor == "postgresql":
         _copy(using, history_model, rows)

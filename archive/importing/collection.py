@@ -5,14 +5,24 @@ harmless to repeat: records are matched by natural key and updated in place,
 and history is written only for records that were created or changed. The
 whole load is one transaction; any error Django raises while loading is
 reported as a CommandError naming the fixture file.
+
+A load has an author, so that four eyes apply to it as to any edit. Into an
+empty archive the collection is published as it stands: that is its release,
+recorded in each record's history (by the account given, if any). Into an
+archive that has data, a new record enters as a draft in review and a change
+of a published record as its pending revision, both in the name of the
+account given (`by`, the command's ``--as``), which then may not approve
+them; a load that would write anything without one is refused and changes
+nothing. A load that finds everything as stored needs no author.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +38,8 @@ from archive import fiction
 from archive import search as search_index
 from archive.db.statistics import refresh_statistics
 from archive.freshness import signals as freshness_signals
-from archive.models import Curated, LocationAlias, Passage, PersonName, Source, Status, UnitAlias
+from archive.models import Curated, LocationAlias, Passage, PersonName, Revision, Source, Status, UnitAlias
+from archive.models.registry import CURATED_MODELS
 from archive.services import revisions
 from archive.text.segment import Segment, split_passages, verify_tiling
 
@@ -69,10 +80,41 @@ class LoadReport:
     passages_made: int = 0
     # Changes of published records, left pending review instead of loaded.
     proposed: int = 0
+    # Loaded into an empty archive: published as the collection's release.
+    release: bool = False
 
 
 class CollectionError(CommandError):
     """The collection cannot be loaded; the database is as it was."""
+
+
+def _no_author(what: str) -> CollectionError:
+    return CollectionError(
+        _(
+            "The archive already has data, and this load would write %(what)s: a load into it is an edit, "
+            "reviewed like any other, so it needs an author. Nothing was loaded; run it again with --as USER "
+            "(an active account), in whose name the new records enter review and the changes become revisions."
+        )
+        % {"what": what}
+    )
+
+
+def _is_empty(using: str) -> bool:
+    return not any(model._default_manager.using(using).exists() for model in CURATED_MODELS)
+
+
+def _enter_review(rows: list[dict[str, Any]], by: Any) -> int:
+    """New curated records of a load into an archive with data: drafts of `by`, submitted for review."""
+    entered = 0
+    for row in rows:
+        model = apps.get_model(row["model"])
+        if "pk" in row or not issubclass(model, Curated):
+            continue
+        fields = row.setdefault("fields", {})
+        fields.update(status=Status.IN_REVIEW, created_by=by.pk, modified_by=by.pk, reviewed_by=None,
+                      reviewed_at=None, review_note="")
+        entered += 1
+    return entered
 
 
 def _historical(model: type[models.Model]) -> bool:
@@ -99,7 +141,7 @@ def _loaded_objects(records: Sequence[Record], using: str) -> dict[type[models.M
 
 
 def _record_load_history(objs: dict[type[models.Model], list[models.Model]], reason: str, using: str,
-                         existed: set[tuple[type[models.Model], Any]]) -> tuple[int, int]:
+                         existed: set[tuple[type[models.Model], Any]], by: Any = None) -> tuple[int, int]:
     """History for the rows a load created or changed; an unchanged row gets none.
 
     Returns the history records written for new rows and the number of rows
@@ -120,8 +162,8 @@ def _record_load_history(objs: dict[type[models.Model], list[models.Model]], rea
             for o in rows
             if o.pk in latest and any(getattr(latest[o.pk], f.attname) != getattr(o, f.attname) for f in tracked)
         ]
-        created += record_history(model, new, history_type="+", reason=reason, using=using)
-        record_history(model, different, history_type="~", reason=reason, using=using)
+        created += record_history(model, new, history_type="+", reason=reason, using=using, user=by)
+        record_history(model, different, history_type="~", reason=reason, using=using, user=by)
         changed += sum(1 for o in different if (model, o.pk) in existed)
     return created, changed
 
@@ -163,7 +205,34 @@ def _published(model: type[models.Model], pk: Any, using: str) -> bool:
     return model._default_manager.using(using).filter(pk=pk, status=Status.APPROVED).exists()
 
 
-def _divert_published(rows: list[dict[str, Any]], using: str) -> tuple[list[int], int]:
+class _Undo(Exception):
+    """Rolls back a trial proposal."""
+
+
+def _propose(record: Curated, propose: Callable[..., Revision | None], *, by: Any, using: str) -> int:
+    """Propose a change of the published `record` as `by`; without an author, only if it is pending already.
+
+    A load with no author that states what the record's pending revision
+    already holds writes nothing (1 is returned for a proposal made, else 0).
+    """
+    if by is not None:
+        propose(by=by)
+        return 1
+    before = revisions.pending_revision(record)
+    same = False
+    try:
+        with transaction.atomic(using=using):
+            after = propose(by=None)
+            same = before is not None and after is not None and (after.pk, after.changes) == (before.pk, before.changes)
+            raise _Undo
+    except _Undo:
+        pass
+    if not same:
+        raise _no_author(_("a change of the published %(record)s") % {"record": record})
+    return 0
+
+
+def _divert_published(rows: list[dict[str, Any]], using: str, by: Any = None) -> tuple[list[int], int]:
     """Keep the rows that change a published record out of the load, and propose them for review.
 
     A fixture that states a published record differently is an edit like any
@@ -196,8 +265,8 @@ def _divert_published(rows: list[dict[str, Any]], using: str) -> tuple[list[int]
             if revisions.field_values(candidate) == revisions.field_values(live) and links == current_links:
                 continue  # as published already
             candidate.full_clean()  # a proposal holds what the model holds, constraints included
-            revisions.propose_change(record=candidate, by=None, m2m=links or None)
-            proposed += 1
+            change = partial(revisions.propose_change, record=candidate, m2m=links or None)
+            proposed += _propose(live, change, by=by, using=using)
             continue
         if parent_field is not None:
             parent_id = getattr(loaded.object, f"{parent_field}_id")
@@ -210,20 +279,21 @@ def _divert_published(rows: list[dict[str, Any]], using: str) -> tuple[list[int]
                 else:
                     loaded.object.pk = None
                 parent = parent_model._default_manager.using(using).get(pk=parent_id)
-                revisions.propose_child(parent=parent, child=loaded.object, by=None)
-                proposed += 1
+                change = partial(revisions.propose_child, parent=parent, child=loaded.object)
+                proposed += _propose(parent, change, by=by, using=using)
                 continue
         kept.append(index)
     return kept, proposed
 
 
-def load_collection(directory: str | Path, *, using: str = "default") -> LoadReport:
-    """Check and load every fixture file of ``directory`` in one transaction."""
+def load_collection(directory: str | Path, *, using: str = "default", by: Any = None) -> LoadReport:
+    """Check and load every fixture file of ``directory`` in one transaction, as `by` (see the module's note)."""
     directory = Path(directory)
     collection: Collection = read_collection(directory)
     report = LoadReport(files=list(collection.files))
     if not collection.files:
         return report
+    report.release = _is_empty(using)
     prepare_collection(collection, using=using)
     problems = check_collection(collection, using=using)
     if problems:
@@ -253,7 +323,7 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                     % {"dir": directory, "count": len(exc.problems), "lines": lines}
                 ) from exc
             try:
-                kept, proposed = _divert_published(rows, using)
+                kept, proposed = (list(range(len(rows))), 0) if report.release else _divert_published(rows, using, by)
             except ValidationError as exc:
                 raise CollectionError(f"{shown}: {'; '.join(exc.messages)}") from exc
             report.proposed += proposed
@@ -264,6 +334,10 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
             # A record that found no row to update in place is new.
             new = sum(1 for row, record in zip(rows, records, strict=True) if "pk" not in row and record.pk is None)
             existed = {(apps.get_model(row["model"]), row["pk"]) for row in rows if "pk" in row}
+            if not report.release and new:
+                if by is None:
+                    raise _no_author(_("%(count)s new record(s) from %(file)s") % {"count": new, "file": shown})
+                _enter_review(rows, by)
             prepared.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
             try:
                 call_command("loaddata", str(prepared), database=using, verbosity=0)
@@ -280,8 +354,14 @@ def load_collection(directory: str | Path, *, using: str = "default") -> LoadRep
                 using,
             )
             refresh_statistics(using=using, written=written_models(records))  # the next file's lookups see its rows
-            _created, changed = _record_load_history(_loaded_objects(records, using), f"loaded from {path.name}",
-                                                     using, existed)
+            reason = (
+                f"published as the collection's release, loaded from {path.name}"
+                if report.release
+                else f"loaded from {path.name}"
+            )
+            _created, changed = _record_load_history(_loaded_objects(records, using), reason, using, existed, by)
+            if changed and by is None and not report.release:
+                raise _no_author(_("%(count)s change(s) of unpublished records") % {"count": changed})
             report.records += len(records)
             report.created += new
             report.changed += changed

@@ -149,6 +149,89 @@ def _redirect(survivor: Any, duplicate: Any, *, by: Any, reason: str) -> None:
     save_as(redirect, by=by, reason=reason)
 
 
+# What points at a merged record and moves with it, by the field that points, besides names and children.
+_RELATED: dict[type[Model], tuple[type[Model], ...]] = {
+    Person: (Post, Participation, Citation),
+    Unit: (Post, Participation, Citation),
+    Location: (Citation,),
+}
+_NAMES: dict[type[Model], type[PersonName | UnitAlias | LocationAlias]] = {
+    Person: PersonName,
+    Unit: UnitAlias,
+    Location: LocationAlias,
+}
+
+
+def _state(row: Model) -> str:
+    status = getattr(row, "status", None)
+    return f" [{row.get_status_display()}]" if status is not None and status != Status.APPROVED else ""  # type: ignore[attr-defined]  # a curated row
+
+
+def what_moves(survivor: Curated, duplicate: Curated) -> list[tuple[str, str, str]]:
+    """Everything approving the merge publishes, as rows of (what, before, after) for its reviewer.
+
+    The same tables as `merge_now`: the duplicate's names and aliases (its own
+    name among them), the rows that point at it, its children, the events
+    that happened there, and the survivor's fields that change.
+    """
+    model: Any = type(survivor)  # a person, unit or place: what each has is read by the tables below
+    field = str(model._meta.model_name)
+    rows: list[tuple[str, str, str]] = []
+    name_model = _NAMES[model]
+    taken = set(name_model._default_manager.filter(**{field: survivor}).values_list("name", flat=True))
+    taken.add(survivor.name)  # type: ignore[attr-defined]  # only persons, units and places are merged
+    label = str(name_model._meta.verbose_name)
+    for alias in name_model._default_manager.filter(**{field: duplicate}).order_by("pk"):
+        if alias.name not in taken:
+            rows.append((label, f"{alias.name} ({duplicate})", f"{alias.name} ({survivor})"))
+            taken.add(alias.name)
+    if duplicate.name not in taken:  # type: ignore[attr-defined]  # only persons, units and places are merged
+        rows.append((label, "", f"{duplicate.name} ({survivor})"))  # type: ignore[attr-defined]  # as above
+    for related in _RELATED[model]:
+        verbose = str(related._meta.verbose_name)
+        for row in related._default_manager.filter(**{field: duplicate}).order_by("pk"):
+            rows.append((verbose, f"{row}{_state(row)} → {duplicate}", f"{row}{_state(row)} → {survivor}"))
+    if model is Location:
+        for happening in Event.objects.filter(locations=duplicate).order_by("pk"):
+            rows.append((str(Event._meta.verbose_name), f"{happening} @ {duplicate}", f"{happening} @ {survivor}"))
+    if model in (Unit, Location):
+        for child in model._default_manager.filter(parent=duplicate).exclude(pk=survivor.pk).order_by("pk"):
+            rows.append((str(model._meta.get_field("parent").verbose_name), f"{child}{_state(child)} → {duplicate}",
+                         f"{child}{_state(child)} → {survivor}"))
+        parent = model._meta.get_field("parent")
+        now, then = survivor.parent_id, survivor.parent_id  # type: ignore[attr-defined]  # units and places have parents
+        if now == duplicate.pk:
+            then = duplicate.parent_id if duplicate.parent_id != survivor.pk else None  # type: ignore[attr-defined]  # as above
+        elif now is None and duplicate.parent_id not in (None, survivor.pk):  # type: ignore[attr-defined]  # as above
+            then = duplicate.parent_id  # type: ignore[attr-defined]  # as above
+        if then != now:
+            names = {r.pk: str(r) for r in model._default_manager.filter(pk__in=[pk for pk in (now, then) if pk])}
+            rows.append((f"{survivor}: {parent.verbose_name}", names.get(now, ""), names.get(then, "")))
+    if getattr(duplicate, "marked_historical", False) and not getattr(survivor, "marked_historical", False):
+        rows.append((f"{survivor}: {model._meta.get_field('marked_historical').verbose_name}", "False", "True"))
+    return rows
+
+
+def _check_duplicate_reviewed(survivor: Curated, duplicate: Curated) -> None:
+    """An unreviewed draft's content never reaches the public through a merge into a published record."""
+    if duplicate.status == Status.APPROVED:
+        return
+    moving = what_moves(survivor, duplicate)
+    if moving:
+        raise ValidationError(
+            _(
+                "%(duplicate)s is not reviewed (%(status)s) and its merge would publish what no reviewer "
+                "approved (%(what)s). Submit it for review and merge it once it is approved."
+            )
+            % {
+                "duplicate": duplicate,
+                "status": duplicate.get_status_display(),
+                "what": "; ".join(new for _label, _old, new in moving[:5]),
+            },
+            code="unreviewed_duplicate",
+        )
+
+
 def _check(survivor: Curated, duplicate: Curated, *, by: Any) -> None:
     model = type(survivor)
     if model not in MERGEABLE:
@@ -179,6 +262,7 @@ def merge(*, survivor: Curated, duplicate: Curated, by: Any) -> Revision | Curat
                 _("Merge into the published record: %(survivor)s is not published, %(duplicate)s is.")
                 % {"survivor": survivor, "duplicate": duplicate}
             )
+        _check_duplicate_reviewed(survivor, duplicate)
         return revisions.propose_merge(survivor=survivor, duplicate=duplicate, by=by)
     reason = f"merged {type(survivor)._meta.model_name} {duplicate.slug} into {survivor.slug}"
     return merge_now(survivor, duplicate, by=by, reason=reason, publish=False)
@@ -196,6 +280,8 @@ def merge_now(survivor: Curated, duplicate: Curated, *, by: Any, reason: str, pu
         row.pk: row for row in model._default_manager.select_for_update().filter(pk__in=[survivor.pk, duplicate.pk])
     }
     survivor, duplicate = locked[survivor.pk], locked[duplicate.pk]
+    if publish:
+        _check_duplicate_reviewed(survivor, duplicate)
 
     if model is Person:
         _move_names(PersonName, "person", survivor, duplicate, by=by, reason=reason, primary={"kind": NameKind.ALIAS})

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive.models import TARGET_FIELDS, Citation, Curated, Status
+from archive.services import decisions
 from archive.services.authorship import mark
 from archive.services.published import after_publish
 
@@ -74,6 +75,18 @@ def _save(record: Curated, *, by: Any, reason: str) -> None:
     record.save_transition()
 
 
+def _pin(record: Curated, shown: str | None) -> None:
+    """Hold a decision to the state its reviewer read (`archive.services.decisions`), when it names one.
+
+    The record's save then claims the pinned version, so that an edit
+    committed after this check still makes the decision fail in the database.
+    """
+    if shown is None:
+        return
+    stored = type(record)._default_manager.select_for_update().get(pk=record.pk)
+    record.version = decisions.check_record(stored, shown)
+
+
 @transaction.atomic
 def submit(record: Curated, *, by: Any) -> Curated:
     if record.status not in (Status.DRAFT, Status.REJECTED):
@@ -88,14 +101,21 @@ def submit(record: Curated, *, by: Any) -> Curated:
 
 
 @transaction.atomic
-def approve(record: Curated, *, by: Any, note: str = "", without_evidence: str = "") -> Curated:
-    """Publish a record in review; `without_evidence` is the reviewer's reason to publish one with no citation."""
+def approve(
+    record: Curated, *, by: Any, note: str = "", without_evidence: str = "", shown: str | None = None
+) -> Curated:
+    """Publish a record in review; `without_evidence` is the reviewer's reason to publish one with no citation.
+
+    `shown` is the pin of the state the reviewer read (`archive.services.decisions.record_pin`):
+    every decision a person makes in the admin names it.
+    """
     if record.status != Status.IN_REVIEW:
         raise ValidationError(
             _("Only a record in review can be approved; %(record)s is %(status)s.")
             % {"record": record, "status": record.get_status_display()}
         )
     _check_reviewer(record, by)
+    _pin(record, shown)
     reason = f"approved: {note}" if note else "approved"
     if needs_evidence(record) and not has_evidence(record):
         if not without_evidence.strip():
@@ -119,7 +139,7 @@ def approve(record: Curated, *, by: Any, note: str = "", without_evidence: str =
 
 
 @transaction.atomic
-def reject(record: Curated, *, by: Any, note: str) -> Curated:
+def reject(record: Curated, *, by: Any, note: str, shown: str | None = None) -> Curated:
     if record.status != Status.IN_REVIEW:
         raise ValidationError(
             _("Only a record in review can be rejected; %(record)s is %(status)s.")
@@ -128,6 +148,7 @@ def reject(record: Curated, *, by: Any, note: str) -> Curated:
     if not note.strip():
         raise ValidationError({"review_note": _("A rejection says why.")})
     _check_reviewer(record, by)
+    _pin(record, shown)
     record.status = Status.REJECTED
     record.reviewed_by = by
     record.reviewed_at = timezone.now()

@@ -16,7 +16,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from archive.models import Revision
+from archive.models import Curated, Revision
+from archive.services.merges import what_moves
 from archive.services.revision_values import BOOKKEEPING, child_model, from_json, revisable_fields
 
 
@@ -133,6 +134,9 @@ def describe_many(revisions: Iterable[Revision]) -> dict[int, list[DiffRow]]:
             rows.append(
                 DiffRow(_("merge"), changes["merge"].get("duplicate_label", ""), str(record or revision.record_label))
             )
+            duplicate = model._default_manager.filter(pk=changes["merge"].get("duplicate")).first()
+            if isinstance(record, Curated) and isinstance(duplicate, Curated):
+                rows.extend(DiffRow(*row) for row in what_moves(record, duplicate))
         fields = {field.attname: field for field in revisable_fields(model)}
         for attname, value in _in_field_order(changes.get("fields", {}), fields):
             field = fields.get(attname)

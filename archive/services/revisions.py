@@ -24,7 +24,9 @@ from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from archive.locking import ConcurrentEdit
 from archive.models import Curated, Revision, RevisionKind, RevisionState
+from archive.services import decisions
 from archive.services.authorship import delete_as, save_as
 from archive.services.published import after_publish
 
@@ -178,6 +180,9 @@ def propose_change(
     """
     model = type(record)
     live = model._default_manager.select_for_update().get(pk=record.pk)
+    if getattr(record, "_revision_shown", None) is not None and record.version != live.version:
+        # Opened on an earlier published version: the change it showed was decided since.
+        raise ConcurrentEdit(record, loaded_version=record.version, using=live._state.db or "default")
     content_type = ContentType.objects.get_for_model(model)
     _check_shown(
         record,
@@ -316,10 +321,12 @@ def _apply_children(parent: Curated, children: dict[str, dict[str, Any]], *, by:
 
 
 @transaction.atomic
-def approve_revision(*, revision: Revision, by: Any, note: str = "") -> Curated | None:
+def approve_revision(*, revision: Revision, by: Any, note: str = "", shown: str | None = None) -> Curated | None:
     """Publish the revision: its changes are applied to the record in this one transaction.
 
-    Returns the record as now published (None when the revision deleted it).
+    `shown` is the pin of what the reviewer read (`archive.services.decisions.revision_pin`):
+    every decision a person makes in the admin names it. Returns the record
+    as now published (None when the revision deleted it).
     """
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
@@ -327,6 +334,8 @@ def approve_revision(*, revision: Revision, by: Any, note: str = "") -> Curated 
     record = model._default_manager.select_for_update().filter(pk=revision.record_id).first()
     if record is None:
         raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
+    if shown is not None:
+        decisions.check_revision(revision, record, shown)
     if record.version != revision.base_version:
         raise ValidationError(
             _(
@@ -366,13 +375,30 @@ def approve_revision(*, revision: Revision, by: Any, note: str = "") -> Curated 
         for name, pks in changes.get("m2m", {}).items():
             getattr(record, name).set(pks)
         _apply_children(record, changes.get("children", {}), by=by, reason=reason)
-    revision.state = RevisionState.APPROVED
+    _close(revision, RevisionState.APPROVED, by=by, note=note)
+    after_publish(published)
+    return published
+
+
+def _close(revision: Revision, state: str, *, by: Any, note: str) -> None:
+    """Record the decision on the revision at the version it was decided on, or refuse it.
+
+    The version in the UPDATE's condition is the database's backstop for the
+    pin: a revision edited after the decision's check is never closed unseen.
+    """
+    revision.state = state
     revision.reviewed_by = by
     revision.reviewed_at = timezone.now()
     revision.review_note = note
-    revision.save()
-    after_publish(published)
-    return published
+    closed = Revision.objects.filter(pk=revision.pk, version=revision.version, state=RevisionState.PENDING).update(
+        state=state, reviewed_by=by, reviewed_at=revision.reviewed_at, review_note=note, updated_at=timezone.now()
+    )
+    if not closed:
+        raise decisions.StaleDecision(
+            _("The change of %(record)s changed while it was being decided; nothing was decided.")
+            % {"record": revision.record_label},
+            code="stale",
+        )
 
 
 def publish_row(record: Curated, *, by: Any, note: str, reason: str) -> None:
@@ -388,16 +414,17 @@ def publish_row(record: Curated, *, by: Any, note: str, reason: str) -> None:
 
 
 @transaction.atomic
-def reject_revision(*, revision: Revision, by: Any, note: str) -> Revision:
+def reject_revision(*, revision: Revision, by: Any, note: str, shown: str | None = None) -> Revision:
     if not note.strip():
         raise ValidationError({"review_note": _("A rejection says why.")})
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
-    revision.state = RevisionState.REJECTED
-    revision.reviewed_by = by
-    revision.reviewed_at = timezone.now()
-    revision.review_note = note
-    revision.save()
+    if shown is not None:
+        record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
+        if record is None:
+            raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
+        decisions.check_revision(revision, record, shown)
+    _close(revision, RevisionState.REJECTED, by=by, note=note)
     return revision
 
 

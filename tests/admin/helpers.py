@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -36,6 +37,25 @@ def client_for(account: User) -> Client:
     client = Client()
     client.force_login(account)
     return client
+
+
+_PIN = re.compile(r'name="(pin-[^"]+)" value="([^"]*)"')
+
+
+def pins(html: str) -> dict[str, str]:
+    """The pins a review page writes beside each record or change: what its reviewer read."""
+    return dict(_PIN.findall(html))
+
+
+def review_action(client: Client, model: type, action: str, pks: list[Any], **extra: Any) -> Any:
+    """An admin action as the browser runs it; a decision (`apply`) posts the pins its intermediate page showed."""
+    url = changelist(model)
+    data: dict[str, Any] = {"action": action, "_selected_action": [str(pk) for pk in pks]}
+    if "apply" in extra:
+        page = client.post(url, data)
+        if page.status_code == 200:
+            data.update(pins(page.content.decode()))
+    return client.post(url, {**data, **extra})
 
 
 def changelist(model: type, **params: Any) -> str:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.test import Client
 from django.urls import reverse
 
-from archive.models import Source, Status
-from archive.services import revisions
-from tests.admin.helpers import change_url, client_for, form_data, person, source, user
+from archive.models import Event, Source, Status
+from archive.services import records, revisions
+from tests.admin.helpers import change_url, client_for, event, form_data, location, person, source, user
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +123,52 @@ def test_reverting_a_source_keeps_its_full_text(reviewer: User) -> None:
     src = Source.objects.get(pk=src.pk)
     assert src.title == first.title and src.text == text and src.length == len(text)
     assert src.status == Status.APPROVED
+
+
+def test_a_revert_proposes_the_old_links_and_writes_none(curator: User, reviewer: User) -> None:
+    nanjing = location(slug="nanjing", name="南京", parent=None)
+    shanghai = location(slug="shanghai", name="上海", parent=None)
+    happening = event(slug="leave")
+    revisions.approve_revision(revision=_propose_links(happening, [shanghai], curator), by=reviewer)
+    old = happening.history.order_by("history_date", "history_id").last()  # at 上海
+    revisions.approve_revision(revision=_propose_links(happening, [nanjing], curator), by=reviewer)
+    assert list(Event.objects.get(pk=happening.pk).locations.all()) == [nanjing]
+
+    client = client_for(curator)
+    url = reverse("admin:archive_event_simple_history", args=[happening.pk, old.history_id])
+    data = form_data(client.get(url))
+    data["locations"] = [str(shanghai.pk)]  # the revert form states links as well as fields
+    response = client.post(url, data)
+    assert response.status_code == 302
+
+    # Published as approved, links included; the old link waits in the revert.
+    assert list(Event.objects.get(pk=happening.pk).locations.all()) == [nanjing]
+    assert Client().get(f"/api/v1/events/{happening.slug}/").json()["locations"][0]["slug"] == "nanjing"
+    pending = revisions.pending_revision(happening)
+    assert pending is not None and pending.kind == "revert"
+    assert pending.changes["m2m"] == {"locations": [shanghai.pk]}
+    revisions.approve_revision(revision=pending, by=user("hist-reviewer-3", role="reviewer"))
+    assert list(Event.objects.get(pk=happening.pk).locations.all()) == [shanghai]
+
+
+def test_a_revert_of_a_draft_sets_its_links_in_place(curator: User) -> None:
+    nanjing = location(slug="nanjing", name="南京", parent=None)
+    shanghai = location(slug="shanghai", name="上海", parent=None)
+    draft = event(status=Status.DRAFT, slug="draft-leave", description="初稿")
+    records.record_update(record=Event.objects.get(pk=draft.pk), by=curator, m2m={"locations": [nanjing]})
+    old = draft.history.order_by("history_date", "history_id").first()
+    client = client_for(curator)
+    url = reverse("admin:archive_event_simple_history", args=[draft.pk, old.history_id])
+    data = form_data(client.get(url))
+    data["locations"] = [str(shanghai.pk)]
+    assert client.post(url, data).status_code == 302
+    draft.refresh_from_db()
+    assert list(draft.locations.all()) == [shanghai] and draft.status == Status.DRAFT
+    assert revisions.pending_revision(draft) is None
+
+
+def _propose_links(record: Event, places: list, by: User):
+    live = Event.objects.get(pk=record.pk)
+    revision = records.record_update(record=live, by=by, m2m={"locations": places})
+    assert revision is not None
+    return revision

@@ -234,3 +234,39 @@ def test_the_admin_action_needs_exactly_two(curator: User) -> None:
         {"action": "merge_selected", "_selected_action": [str(p.pk) for p in people], "apply": "1"},
     )
     assert Person.objects.filter(pk__in=[p.pk for p in people]).count() == 3
+
+
+def test_the_queue_shows_everything_a_merge_publishes(curator: User, reviewer: User) -> None:
+    passage = source().passages.get(seq=1)
+    tang = person(slug="tang-shengzhi", name="唐生智")
+    twin = person(slug="tang-mengxiao", name="唐孟潇")
+    PersonName.objects.create(person=twin, name="唐司令", kind="title")
+    post(person=twin, title="卫戍司令长官")
+    participation(person=twin)
+    cite(passage, "唐生智", person=twin, claim="他下令撤退")
+    revision = merge(survivor=tang, duplicate=twin, by=curator)
+    html = client_for(reviewer).get(reverse("archive_curate:review")).content.decode()
+    article = html.split(f'id="revision-{revision.pk}"', 1)[1].split("</article>", 1)[0]
+    for label in ("Name", "Post", "Participation", "Citation"):
+        assert f'<th scope="row">{label}</th>' in article, label
+    assert "唐司令" in article and "卫戍司令长官" in article and "唐孟潇" in article
+
+
+def test_an_unreviewed_duplicate_with_content_is_not_merged_into_a_published_record(
+    curator: User, reviewer: User
+) -> None:
+    tang = person(slug="tang-shengzhi", name="唐生智")
+    draft = person(status=Status.DRAFT, slug="tang-draft", name="唐孟潇")
+    PersonName.objects.create(person=draft, name="未经审核的别名", kind="alias")
+    with pytest.raises(ValidationError, match="not reviewed"):
+        merge(survivor=tang, duplicate=draft, by=curator)
+    assert revisions.pending_revision(tang) is None
+    # An empty draft (its name already the survivor's) has nothing to publish: it may go.
+    empty = person(status=Status.DRAFT, slug="tang-empty", name="唐生智")
+    assert isinstance(merge(survivor=tang, duplicate=empty, by=curator), Revision)
+    # Reviewed, the draft's content may be merged.
+    revisions.withdraw_revision(revision=revisions.pending_revision(tang), by=curator)
+    curation.submit(draft, by=curator)
+    curation.approve(draft, by=reviewer, without_evidence="见档案")
+    merged(tang, Person.objects.get(pk=draft.pk), by=curator, reviewer=reviewer)
+    assert set(tang.names.values_list("name", flat=True)) >= {"未经审核的别名", "唐孟潇"}

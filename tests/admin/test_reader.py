@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -293,7 +293,14 @@ def test_citing_needs_the_add_permission(passage: Passage) -> None:
     client.force_login(staff)
     url = reverse("archive_curate:cite", args=[passage.pk])
     assert client.get(url, {"start": 0, "end": 3}).status_code == 403
+    # Staff without permissions do not read drafts either (tests/admin/test_curator_pages.py);
+    # one who may view sources, passages and citations reads, but still may not cite.
+    assert client.get(reverse("archive_curate:reader", args=["hist"])).status_code == 403
+    staff.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label="archive", codename__in=["view_source", "view_passage", "view_citation"]))
+    client.force_login(User.objects.get(pk=staff.pk))
     assert client.get(reverse("archive_curate:reader", args=["hist"])).status_code == 200
+    assert client.get(url, {"start": 0, "end": 3}).status_code == 403
 
 
 def test_cite_404_for_an_unknown_passage(curator_client: Client) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.test import Client
@@ -36,6 +37,13 @@ pytestmark = pytest.mark.django_db
 TEXT = "唐生智于12日傍晚离开司令部，赶往煤炭港码头。\n\n部队拥向挹江门。\n"
 NOVEL = "孙百里望着江面，想起唐司令那晚的船。\n"
 URL = "/admin/curate/review/"
+PIN = re.compile(r'name="(pin-[^"]+)" value="([^"]*)"')
+
+
+def decide(client: Client, data: dict[str, Any], **kwargs: Any) -> Any:
+    """Post a decision as the browser does: from the queue as it was read, with every pin it shows."""
+    shown = dict(PIN.findall(client.get(URL).content.decode()))
+    return client.post(URL, {**shown, **data}, **kwargs)
 
 
 @pytest.fixture
@@ -108,7 +116,7 @@ def test_four_eyes_the_author_sees_why_instead_of_buttons(passage: Passage, even
     assert f'value="approve:citation-{mine.pk}"' not in record
     assert 'name="selected"' not in record
     # Forcing the request anyway is refused with a message, never a 500.
-    response = client.post(URL, {"action": f"approve:citation-{mine.pk}"}, follow=True)
+    response = decide(client, {"action": f"approve:citation-{mine.pk}"}, follow=True)
     assert response.status_code == 200
     assert "you contributed to it" in " ".join(str(m) for m in response.context["messages"])
     mine.refresh_from_db()
@@ -124,10 +132,19 @@ def test_the_last_editor_may_not_review_either(
     assert "You changed this record last" in html
 
 
-def test_a_curator_without_review_permission_sees_why(passage: Passage, event: Event) -> None:
+def _reviewer_of_people_only() -> User:
+    """A curator who may review people and nothing else."""
+    account = user("people-reviewer", role="curator")
+    account.user_permissions.add(Permission.objects.get(codename="review_person"))
+    return account
+
+
+def test_the_queue_is_a_reviewers_and_says_what_they_may_not_review(passage: Passage, event: Event) -> None:
     cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     client = Client()
     client.force_login(user("cur2", role="curator"))
+    assert client.get(URL).status_code == 403  # a curator has no queue
+    client.force_login(_reviewer_of_people_only())
     html = client.get(URL).content.decode()
     assert "You are not allowed to review citations." in html
 
@@ -135,7 +152,7 @@ def test_a_curator_without_review_permission_sees_why(passage: Passage, event: E
 def test_approve_one_with_a_note(reviewer: User, reviewer_client: Client, passage: Passage, event: Event) -> None:
     citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     key = f"citation-{citation.pk}"
-    response = reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": "matches the text"})
+    response = decide(reviewer_client, {"action": f"approve:{key}", f"note-{key}": "matches the text"})
     assert response.status_code == 302 and response["Location"] == URL
     citation.refresh_from_db()
     assert citation.status == Status.APPROVED
@@ -146,12 +163,12 @@ def test_approve_one_with_a_note(reviewer: User, reviewer_client: Client, passag
 def test_reject_needs_a_note(reviewer_client: Client, passage: Passage, event: Event) -> None:
     citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     key = f"citation-{citation.pk}"
-    response = reviewer_client.post(URL, {"action": f"reject:{key}", f"note-{key}": ""}, follow=True)
+    response = decide(reviewer_client, {"action": f"reject:{key}", f"note-{key}": ""}, follow=True)
     assert response.status_code == 200
     assert "A rejection says why." in response.content.decode()
     citation.refresh_from_db()
     assert citation.status == Status.IN_REVIEW
-    reviewer_client.post(URL, {"action": f"reject:{key}", f"note-{key}": "wrong dock"})
+    decide(reviewer_client, {"action": f"reject:{key}", f"note-{key}": "wrong dock"})
     citation.refresh_from_db()
     assert citation.status == Status.REJECTED and citation.review_note == "wrong dock"
 
@@ -168,8 +185,10 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
     own.save()
     curation.submit(own, by=reviewer)
     keys = [f"citation-{first.pk}", f"citation-{second.pk}", f"person-{person.pk}", f"citation-{own.pk}"]
-    response = reviewer_client.post(
-        URL, {"action": "bulk-approve", "selected": keys, "bulk_note": "checked against the text"}, follow=True
+    response = decide(
+        reviewer_client,
+        {"action": "bulk-approve", "selected": keys, "bulk_note": "checked against the text"},
+        follow=True,
     )
     assert response.status_code == 200
     texts = [str(m) for m in response.context["messages"]]
@@ -185,8 +204,8 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
 def test_bulk_reject_with_one_note(reviewer_client: Client, passage: Passage, event: Event) -> None:
     first = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     second = cite(passage, "离开司令部", event=event, status=Status.IN_REVIEW)
-    reviewer_client.post(
-        URL,
+    decide(
+        reviewer_client,
         {"action": "bulk-reject", "selected": [f"citation-{first.pk}", f"citation-{second.pk}"], "bulk_note": "no"},
     )
     assert set(Citation.objects.values_list("status", flat=True)) == {Status.REJECTED}
@@ -201,7 +220,7 @@ def test_bad_requests_become_messages(reviewer_client: Client, passage: Passage,
         ({"action": "approve:citation-999999"}, "No such record"),
         ({"action": f"approve:citation-{approved_citation.pk}"}, "Only a record in review can be approved"),
     ):
-        response = reviewer_client.post(URL, data, follow=True)
+        response = decide(reviewer_client, data, follow=True)
         assert response.status_code == 200
         assert any(expected in str(m) for m in response.context["messages"]), data
 
@@ -240,7 +259,7 @@ def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
     assert "No approved evidence" in article
     assert f'name="without_evidence-{key}"' in article
 
-    response = reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": "looks right"}, follow=True)
+    response = decide(reviewer_client, {"action": f"approve:{key}", f"note-{key}": "looks right"}, follow=True)
     assert response.status_code == 200
     assert any("has no approved citation" in str(m) for m in response.context["messages"])
     person.refresh_from_db()
@@ -251,8 +270,8 @@ def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
         "Second Historical Archives and lists him under his courtesy name"
     )
     assert len(reason) > 100  # kept whole in the history, not cut to a column's size
-    response = reviewer_client.post(
-        URL, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
+    response = decide(
+        reviewer_client, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
     )
     assert [str(m) for m in get_messages(response.wsgi_request)] == ["Approved 1 record."]
     person.refresh_from_db()
@@ -407,8 +426,8 @@ def test_bulk_decisions_take_changes_of_published_records_beside_records(
     assert f'name="selected" value="revision-{change.pk}"' in page
     assert f'name="selected" value="revision-{own.pk}"' not in page  # one's own change offers no box
     keys = [f"revision-{change.pk}", f"revision-{own.pk}", f"citation-{citation.pk}"]
-    response = reviewer_client.post(
-        URL, {"action": "bulk-approve", "selected": keys, "bulk_note": "as the memoir says"}, follow=True
+    response = decide(
+        reviewer_client, {"action": "bulk-approve", "selected": keys, "bulk_note": "as the memoir says"}, follow=True
     )
     texts = [str(m) for m in response.context["messages"]]
     assert "Approved the change of “唐生智撤出南京”: it is published." in texts
@@ -420,7 +439,7 @@ def test_bulk_decisions_take_changes_of_published_records_beside_records(
     assert change.state == RevisionState.APPROVED and change.review_note == "as the memoir says"
     own.refresh_from_db()
     assert own.state == RevisionState.PENDING
-    reviewer_client.post(URL, {"action": "bulk-reject", "selected": [f"revision-{other.pk}"], "bulk_note": "no"})
+    decide(reviewer_client, {"action": "bulk-reject", "selected": [f"revision-{other.pk}"], "bulk_note": "no"})
     other.refresh_from_db()
     gate.refresh_from_db()
     assert other.state == RevisionState.REJECTED and gate.name == "挹江门"
@@ -430,8 +449,9 @@ def test_approve_a_change_publishes_it_with_who_proposed_and_who_approved(
     reviewer: User, reviewer_client: Client, curator: User, event: Event
 ) -> None:
     revision = _propose(event, curator, title="唐生智撤出南京")
-    response = reviewer_client.post(
-        URL, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": "as the memoir says"}
+    response = decide(
+        reviewer_client,
+        {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": "as the memoir says"},
     )
     assert response.status_code == 302
     assert [str(m) for m in get_messages(response.wsgi_request)] == [
@@ -451,13 +471,14 @@ def test_reject_a_change_needs_a_note_and_leaves_the_published_version(
     reviewer_client: Client, curator: User, event: Event
 ) -> None:
     revision = _propose(event, curator, title="唐生智撤出南京")
-    response = reviewer_client.post(URL, {"action": f"reject-revision:{revision.pk}"}, follow=True)
+    response = decide(reviewer_client, {"action": f"reject-revision:{revision.pk}"}, follow=True)
     assert response.status_code == 200
     assert any("A rejection says why." in str(m) for m in response.context["messages"])
     revision.refresh_from_db()
     assert revision.state == RevisionState.PENDING
-    response = reviewer_client.post(
-        URL, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "the memoir says 离开"}
+    response = decide(
+        reviewer_client,
+        {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "the memoir says 离开"},
     )
     revision.refresh_from_db()
     assert revision.state == RevisionState.REJECTED and revision.review_note == "the memoir says 离开"
@@ -473,25 +494,26 @@ def test_a_contributor_sees_why_there_are_no_buttons_and_is_refused(
     article = _article(reviewer_client.get(URL).content.decode(), revision)
     assert "You contributed to this change: another reviewer must approve or reject it." in article
     assert "approve-revision:" not in article
-    response = reviewer_client.post(URL, {"action": f"approve-revision:{revision.pk}"}, follow=True)
+    response = decide(reviewer_client, {"action": f"approve-revision:{revision.pk}"}, follow=True)
     assert response.status_code == 200
     assert any("you contributed to it" in str(m) for m in response.context["messages"])
     revision.refresh_from_db()
     assert revision.state == RevisionState.PENDING
-    # A curator who may not review sees that instead.
-    article = _article(client_for_user(user("other-curator", role="curator")).get(URL).content.decode(), revision)
+    # A reviewer who may not review events sees that instead; a curator has no queue.
+    assert client_for_user(user("other-curator", role="curator")).get(URL).status_code == 403
+    article = _article(client_for_user(_reviewer_of_people_only()).get(URL).content.decode(), revision)
     assert "You are not allowed to review events." in article
 
 
 def test_bad_revision_requests_become_messages(reviewer_client: Client, curator: User, event: Event) -> None:
     revision = _propose(event, curator, title="唐生智撤出南京")
-    reviewer_client.post(URL, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "no"})
+    decide(reviewer_client, {"action": f"reject-revision:{revision.pk}", f"note-revision-{revision.pk}": "no"})
     for data, expected in (
         ({"action": "approve-revision:999999"}, "No such change: 999999."),
         ({"action": "approve-revision:x"}, "No such change: x."),
         ({"action": f"approve-revision:{revision.pk}"}, "not pending"),
     ):
-        response = reviewer_client.post(URL, data, follow=True)
+        response = decide(reviewer_client, data, follow=True)
         assert response.status_code == 200
         assert any(expected in str(m) for m in response.context["messages"]), data
 
@@ -532,12 +554,12 @@ def test_a_long_review_note_is_kept_whole_and_never_a_server_error(
     note = "对照南京保卫战史第三章核对过：" + "the memoir and the history agree on the hour and the dock. " * 4
     citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
     key = f"citation-{citation.pk}"
-    assert reviewer_client.post(URL, {"action": f"approve:{key}", f"note-{key}": note}).status_code == 302
+    assert decide(reviewer_client, {"action": f"approve:{key}", f"note-{key}": note}).status_code == 302
     citation.refresh_from_db()
     assert citation.status == Status.APPROVED and citation.review_note == note.strip()
     revision = _propose(event, curator, title="唐生智撤出南京")
-    response = reviewer_client.post(
-        URL, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": note}
+    response = decide(
+        reviewer_client, {"action": f"approve-revision:{revision.pk}", f"note-revision-{revision.pk}": note}
     )
     assert response.status_code == 302
     revision.refresh_from_db()
@@ -561,3 +583,34 @@ def test_a_change_of_a_citation_shows_its_passage(
     article = _article(reviewer_client.get(URL).content.decode(), revision)
     assert "went to the dock<ins> at Meitangang</ins>" in article
     assert ">煤炭港码头</mark>" in article
+
+
+def test_an_edit_after_the_queue_was_read_refuses_the_decision(
+    reviewer_client: Client, curator: User, passage: Passage, event: Event
+) -> None:
+    revision = _propose(event, curator, title="唐生智撤出南京")
+    read = dict(PIN.findall(reviewer_client.get(URL).content.decode()))  # what the reviewer read
+    _propose(event, curator, title="唐生智乘船离开南京")  # the curator rewrites the same change meanwhile
+    response = reviewer_client.post(URL, {**read, "action": f"approve-revision:{revision.pk}"}, follow=True)
+    texts = " ".join(str(m) for m in response.context["messages"])
+    assert "Nothing was decided on the change of" in texts and "edited after you read it" in texts
+    assert "唐生智乘船离开南京" in texts  # what it now proposes
+    revision.refresh_from_db()
+    event.refresh_from_db()
+    assert revision.state == RevisionState.PENDING and event.title == "唐生智离开南京"
+    assert "<ins>乘船</ins>" in _article(response.content.decode(), revision)  # the queue shows the new diff
+    # A record in review, the same: edited in place after it was read.
+    citation = cite(passage, "煤炭港码头", event=event, status=Status.IN_REVIEW)
+    read = dict(PIN.findall(reviewer_client.get(URL).content.decode()))
+    edited = Citation.objects.get(pk=citation.pk)
+    edited.claim = "改过的说法"
+    records.record_update(record=edited, by=curator)
+    key = f"citation-{citation.pk}"
+    response = reviewer_client.post(URL, {**read, "action": f"approve:{key}"}, follow=True)
+    assert any("after you read it" in str(m) for m in response.context["messages"])
+    assert Citation.objects.get(pk=citation.pk).status == Status.IN_REVIEW
+    # Without a pin at all: refused the same way.
+    response = reviewer_client.post(URL, {"action": f"approve:{key}"}, follow=True)
+    assert any("names no version" in str(m) for m in response.context["messages"])
+    assert decide(reviewer_client, {"action": f"approve:{key}"}).status_code == 302
+    assert Citation.objects.get(pk=citation.pk).status == Status.APPROVED

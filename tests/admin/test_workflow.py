@@ -14,9 +14,18 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
 from archive.models import Person, PersonName, Status
+from archive.services import records, revisions
 from archive.services import review as curation
-from archive.services import revisions
-from tests.admin.helpers import change_url, changelist, client_for, form_data, person, user
+from tests.admin.helpers import (
+    change_url,
+    changelist,
+    client_for,
+    form_data,
+    person,
+    pins,
+    review_action,
+    user,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +59,7 @@ def other_reviewer() -> User:
 
 
 def act(client, model: type, action: str, records: list, **extra: str):
-    data = {"action": action, "_selected_action": [str(r.pk) for r in records], **extra}
-    return client.post(changelist(model), data, follow=False)
+    return review_action(client, model, action, [r.pk for r in records], **extra)
 
 
 def test_a_curator_creates_a_draft_whatever_status_is_posted(curator: User) -> None:
@@ -250,3 +258,21 @@ def test_an_edit_of_an_event_proposes_only_what_the_curator_changed(curator: Use
     assert client.post(change_url(event), data).status_code == 302
     pending = revisions.pending_revision(event)
     assert pending is not None and pending.changes == {"fields": {"title": "撤退会议"}}
+
+
+def test_the_approve_action_is_pinned_to_what_its_page_showed(curator: User, reviewer: User) -> None:
+    tang = person(status=Status.IN_REVIEW)
+    client = client_for(reviewer)
+    page = act(client, Person, "approve_selected", [tang])
+    shown = pins(page.content.decode())
+    assert set(shown) == {f"pin-{tang.pk}"}
+    edited = Person.objects.get(pk=tang.pk)
+    edited.name = "读者从未见过的名字"
+    records.record_update(record=edited, by=curator)
+    response = client.post(changelist(Person), {"action": "approve_selected", "_selected_action": [str(tang.pk)],
+                                                "apply": "1", "without_evidence": "见档案", **shown})
+    texts = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("after you read it" in text for text in texts), texts
+    assert Person.objects.get(pk=tang.pk).status == Status.IN_REVIEW
+    act(client, Person, "approve_selected", [tang], apply="1", without_evidence="见档案")  # read again
+    assert Person.objects.get(pk=tang.pk).status == Status.APPROVED

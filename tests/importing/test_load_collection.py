@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError
+from django.test import Client
 
 from archive.importing import collection as collection_module
 from archive.importing.fixture_check import check_collection, fixture_files
@@ -27,6 +29,7 @@ from archive.models import (
     Source,
     Status,
 )
+from archive.services import review as curation
 from archive.services import revisions
 from tests.factories import user
 
@@ -84,7 +87,12 @@ def test_a_changed_fixture_of_a_published_record_is_proposed_for_review(coll: Pa
     records[0]["fields"]["description"] = "南京卫戍司令长官"
     records[1]["fields"]["note"] = "the novel calls him so"
     write_fixture(coll, "02_people.json", records)
-    out = run("load_collection", "--dir", str(coll))
+    before = snapshot()
+    with pytest.raises(CommandError, match="needs an author"):
+        run("load_collection", "--dir", str(coll))
+    assert snapshot() == before  # refused whole: nothing loaded, nothing proposed
+    author = user("collection-editor", role="reviewer")
+    out = run("load_collection", "--dir", str(coll), "--as", "collection-editor")
     assert "2 change(s) of published records went to review" in out
     # The published version stays served, unchanged.
     published = Person.objects.get(pk=person.pk)
@@ -94,13 +102,51 @@ def test_a_changed_fixture_of_a_published_record_is_proposed_for_review(coll: Pa
     assert pending is not None
     assert pending.changes["fields"] == {"description": "南京卫戍司令长官"}
     assert list(pending.changes["children"]) == ["archive.personname"]
-    # Loading the same files again adds nothing to the pending change.
+    assert pending.created_by == author and revisions.contributors(pending) == {author.pk}
+    with pytest.raises(PermissionDenied):  # four eyes: the load's author does not approve it
+        revisions.approve_revision(revision=pending, by=author)
+    # Loading the same files again adds nothing to the pending change, and needs no author.
     run("load_collection", "--dir", str(coll))
     assert revisions.pending_revision(published).changes == pending.changes
     revisions.approve_revision(revision=pending, by=user("collection-reviewer", role="reviewer"))
     assert Person.objects.get(pk=person.pk).description == "南京卫戍司令长官"
     assert PersonName.objects.filter(person=person, note="the novel calls him so").count() == 1
     assert PersonName.objects.filter(person=person).count() == 1
+
+
+def test_into_an_empty_archive_the_collection_is_published_as_its_release(coll: Path) -> None:
+    user("release-manager", role="curator")
+    out = run("load_collection", "--dir", str(coll), "--as", "release-manager")
+    assert "published as its release" in out
+    entry = Person.history.get(slug="tang-shengzhi", history_type="+")
+    assert entry.history_change_reason == "published as the collection's release, loaded from 02_people.json"
+    assert entry.history_user.username == "release-manager"
+    assert Person.objects.get(slug="tang-shengzhi").status == Status.APPROVED
+
+
+def test_into_an_archive_with_data_new_records_enter_review_in_the_authors_name(coll: Path) -> None:
+    run("load_collection", "--dir", str(coll))
+    added = {"model": "archive.person", "fields": {"slug": "sun-yuanliang", "name": "孙元良", "status": "approved"}}
+    write_fixture(coll, "02_people.json", [*read_fixture(coll, "02_people.json"), added])
+    before = snapshot()
+    with pytest.raises(CommandError, match="1 new record"):
+        run("load_collection", "--dir", str(coll))
+    assert snapshot() == before
+    with pytest.raises(CommandError, match="no active account"):
+        run("load_collection", "--dir", str(coll), "--as", "nobody")
+    author = user("collection-author", role="reviewer")
+    out = run("load_collection", "--dir", str(coll), "--as", "collection-author")
+    assert "entered review in the name of collection-author" in out
+    sun = Person.objects.get(slug="sun-yuanliang")
+    assert sun.status == Status.IN_REVIEW and sun.created_by == author and sun.reviewed_by is None
+    assert Client().get("/api/v1/persons/sun-yuanliang/").status_code == 404
+    with pytest.raises(PermissionDenied):
+        curation.approve(sun, by=author, without_evidence="试")
+    curation.approve(sun, by=user("other-reviewer", role="reviewer"), without_evidence="见档案")
+    assert Client().get("/api/v1/persons/sun-yuanliang/").status_code == 200
+    # The same files again: as stored, no author needed.
+    out = run("load_collection", "--dir", str(coll))
+    assert "0 new, 0 changed" in out
 
 
 def _set(name: str, index: int, **fields: Any) -> Callable[[Path], None]:

@@ -12,11 +12,10 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.test import Client
-from django.urls import reverse
 
 from archive.models import Revision
 from archive.services import revisions
-from tests.admin.helpers import change_url, client_for, form_data
+from tests.admin.helpers import change_url, client_for, form_data, review_action
 
 API = "/api/v1"
 ENDPOINTS = {
@@ -96,5 +95,4 @@ def edit(account: User, record: Any, **changes: Any) -> Any:
 
 
 def action(account: User, model: type, name: str, pks: list[Any], **extra: Any) -> Any:
-    url = reverse(f"admin:archive_{model._meta.model_name}_changelist")
-    return client_for(account).post(url, {"action": name, "_selected_action": [str(pk) for pk in pks], **extra})
+    return review_action(client_for(account), model, name, pks, **extra)

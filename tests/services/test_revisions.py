@@ -412,6 +412,26 @@ def test_a_stale_revision_form_is_refused_with_the_diff(curator: User) -> None:
     assert doc(where)["description"] == "城门"
 
 
+def test_a_form_posted_without_its_revision_version_is_refused_as_stale(curator: User) -> None:
+    where = location(slug="yijiangmen", name="挹江门", description="城门")
+    edit(curator, where, description="城北的城门")
+    other = client_for(user("rev-curator-3", role="curator"))
+    posted = change_form(other, where)
+    del posted["revision_version"]
+    posted["description"] = "另一位的改动"
+    stale = change_form(other, where)
+    stale["revision_version"] = "0"
+    stale["description"] = "另一位的改动"
+    texts = []
+    for data in (posted, stale):
+        response = other.post(change_url(where), data, follow=True)
+        texts.append(" ".join(str(message) for message in response.context["messages"]))
+        assert pending(where).changes["fields"] == {"description": "城北的城门"}
+    assert "nothing was saved" in texts[0] and "城北的城门" in texts[0]
+    assert texts[0] == texts[1]  # the same message as a stale form's
+    assert doc(where)["description"] == "城门"
+
+
 # -- scripts, HTTP caching, cost
 
 
