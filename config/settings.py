@@ -266,7 +266,13 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     # Counted per archive.client_address.client_ip, in the shared default cache.
     "DEFAULT_THROTTLE_CLASSES": ["archive.client_address.ClientRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("API_ANON_RATE", "600/minute")},
+    # One throttle, one rate per surface: the API (DRF's views), the reconciliation service and the
+    # reading room (plain views, counted by archive/throttle.py).
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_ANON_RATE", "600/minute"),
+        "reconcile": os.environ.get("RECONCILE_RATE", "300/minute"),
+        "room": os.environ.get("ROOM_RATE", "300/minute"),
+    },
     # Set below from TRUSTED_PROXY_COUNT, so that any stock DRF throttle agrees too.
     "NUM_PROXIES": None,
 }

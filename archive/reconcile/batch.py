@@ -56,11 +56,15 @@ class ReconQuery:
     properties: dict[str, list[Value]] = field(default_factory=dict)
 
 
-def parse_json(raw: str, param: str) -> Any:
+def parse_json(raw: str | bytes, param: str) -> Any:
+    """The JSON document of a parameter or body; a lone surrogate (`\\ud800`) is no text and refused too."""
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
+        document = json.loads(raw)
+        # JSON may escape half a UTF-16 pair, which no UTF-8 text holds: found here, not in a query or a response.
+        json.dumps(document, ensure_ascii=False).encode()
+    except (ValueError, RecursionError):  # UnicodeError is a ValueError
         raise ReconcileError(param, _("%(param)s is not valid JSON.") % {"param": param}) from None
+    return document
 
 
 def _types(raw: Any, where: str) -> tuple[str, ...]:
