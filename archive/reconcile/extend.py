@@ -22,7 +22,8 @@ from archive.models.registry import FictionMode
 from .batch import ReconcileError, parse_json
 from .types import PROPERTIES, TYPES, entity_id, parse_entity_id
 
-MAX_IDS = 500
+# Each id is read and serialised as the API's detail: bounded so that a whole request stays within a second.
+MAX_IDS = 50
 
 SELECT: dict[str, tuple[Callable[[FictionMode], QuerySet], type[Any]]] = {
     "person": (selectors.persons, serializers.PersonSerializer),
@@ -102,7 +103,12 @@ def _read_query(raw: str) -> tuple[list[str], list[str]]:
     if unknown:
         raise ReconcileError("extend.properties", _("Unknown property %(unknown)s; the properties are %(known)s.")
                              % {"unknown": ", ".join(unknown), "known": ", ".join(sorted(known))})
-    return ids, pids
+    # Each known property once, so that the rows' cells are bounded by ids × the properties there are.
+    repeated = sorted({pid for pid in pids if pids.count(pid) > 1})
+    if repeated:
+        raise ReconcileError("extend.properties", _("The property %(pid)s is asked for twice.")
+                             % {"pid": ", ".join(repeated)})
+    return list(dict.fromkeys(ids)), pids
 
 
 def _documents(ids: list[str], request: Any) -> dict[str, tuple[str, dict[str, Any]]]:
