@@ -17,7 +17,7 @@ import zipfile
 from io import BytesIO
 from typing import Any
 
-import openpyxl
+import openpyxl  # type: ignore[import-untyped]  # ships no types; import-export reads it the same way
 import tablib
 from django.conf import settings
 from django.utils.translation import gettext as _
