@@ -13,8 +13,10 @@ class ArchiveConfig(AppConfig):
         from archive import checks, data_version, fiction  # noqa: F401 (checks registers on import)
         from archive.api import stored
         from archive.freshness import signals as freshness
+        from archive.models.text import refuse_nul
         from archive.search import stored_keys
 
+        refuse_nul(self.get_models())
         fiction.connect()
         data_version.connect()
         freshness.connect()

@@ -60,6 +60,7 @@ def _setup(url: str, work: Path, passages: int, seed: int) -> None:
         "SECRET_KEY": "bench-room-pictures",
         "API_CACHE_SECONDS": "0",
         "API_ANON_RATE": "1000000/minute",
+        "ROOM_RATE": "1000000/minute",
         "CACHE_DIR": str(work / "cache"),
         "ENV_FILE": "",
         "DJANGO_SETTINGS_MODULE": "config.settings",

@@ -269,7 +269,13 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     # Counted per archive.client_address.client_ip, in the shared default cache.
     "DEFAULT_THROTTLE_CLASSES": ["archive.client_address.ClientRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("API_ANON_RATE", "600/minute")},
+    # One throttle, one rate per surface: the API (DRF's views), the reconciliation service and the
+    # reading room (plain views, counted by archive/throttle.py).
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_ANON_RATE", "600/minute"),
+        "reconcile": os.environ.get("RECONCILE_RATE", "300/minute"),
+        "room": os.environ.get("ROOM_RATE", "300/minute"),
+    },
     # Set below from TRUSTED_PROXY_COUNT, so that any stock DRF throttle agrees too.
     "NUM_PROXIES": None,
 }
@@ -324,6 +330,8 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if T
 SOURCE_IMPORT_MAX_BYTES = int(os.environ.get("SOURCE_IMPORT_MAX_BYTES", str(50 * 1024 * 1024)))
 SPREADSHEET_IMPORT_MAX_BYTES = int(os.environ.get("SPREADSHEET_IMPORT_MAX_BYTES", str(5 * 1024 * 1024)))
 SPREADSHEET_IMPORT_MAX_ROWS = int(os.environ.get("SPREADSHEET_IMPORT_MAX_ROWS", "1000"))
+# Counted as an XLSX sheet is read, which stops at the limit (archive/importing/sheet_limits.py).
+SPREADSHEET_IMPORT_MAX_CELLS = int(os.environ.get("SPREADSHEET_IMPORT_MAX_CELLS", "100000"))
 SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES = int(
     os.environ.get("SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES", str(50 * 1024 * 1024))
 )

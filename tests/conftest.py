@@ -22,6 +22,17 @@ def _no_login_lockout(request: pytest.FixtureRequest) -> None:
     request.getfixturevalue("settings").AXES_ENABLED = False
 
 
+@pytest.fixture(autouse=True)
+def _fresh_throttle(request: pytest.FixtureRequest) -> None:
+    # The API, the reconciliation service and the reading room count each client across tests;
+    # each test starts with a whole allowance (the throttle itself is tested in tests/ops/).
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    from archive.client_address import forget_all_clients
+
+    forget_all_clients()
+
+
 # End-to-end tests: one headless chromium for the whole session, shared by every
 # directory (Playwright's sync API cannot be started twice in one thread).
 # Tests that use it skip when chromium is absent (see tests/browser/conftest.py).

@@ -11,8 +11,9 @@ was kept. Two things here close what its defaults leave open:
   anything is read or deleted.
 * **Bounded**: a file larger than SPREADSHEET_IMPORT_MAX_BYTES, an XLSX
   (a zip) that unpacks to more than SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES,
-  or one with more rows than SPREADSHEET_IMPORT_MAX_ROWS, is refused at upload
-  with a message that names the limit, which the import page states beforehand; so an
+  or one with more rows than SPREADSHEET_IMPORT_MAX_ROWS or more cells than
+  SPREADSHEET_IMPORT_MAX_CELLS (counted as the sheet is read, which stops
+  there), is refused at upload with a message that names the limit, which the import page states beforehand; so an
   import never holds a worker past its timeout and never ends in a 500.
 """
 
@@ -35,10 +36,9 @@ from django.views.decorators.http import require_POST
 from import_export.admin import ImportExportMixin
 from import_export.forms import ImportForm
 
-from archive.importing import uploads
+from archive.importing import sheet_limits, uploads
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
-DEFAULT_MAX_ROWS = 1000
 DEFAULT_MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 
 
@@ -50,20 +50,18 @@ def max_unpacked_bytes() -> int:
     return int(getattr(settings, "SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED_BYTES))
 
 
-def max_rows() -> int:
-    return int(getattr(settings, "SPREADSHEET_IMPORT_MAX_ROWS", DEFAULT_MAX_ROWS))
-
-
-class TooManyRows(ValueError):
-    """A sheet with more rows than an import takes."""
+max_rows = sheet_limits.max_rows
+max_cells = sheet_limits.max_cells
 
 
 def limits_text() -> str:
     return _(
-        "An import takes a file of at most %(bytes)s bytes (%(unpacked)s bytes unpacked, for XLSX) and "
-        "%(rows)s rows (settings SPREADSHEET_IMPORT_MAX_BYTES, SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES and "
-        "SPREADSHEET_IMPORT_MAX_ROWS); split a larger sheet into several imports."
-    ) % {"bytes": f"{max_bytes():,}", "unpacked": f"{max_unpacked_bytes():,}", "rows": f"{max_rows():,}"}
+        "An import takes a file of at most %(bytes)s bytes (%(unpacked)s bytes unpacked, for XLSX), "
+        "%(rows)s rows and %(cells)s cells (settings SPREADSHEET_IMPORT_MAX_BYTES, "
+        "SPREADSHEET_IMPORT_MAX_UNPACKED_BYTES, SPREADSHEET_IMPORT_MAX_ROWS and SPREADSHEET_IMPORT_MAX_CELLS); "
+        "split a larger sheet into several imports."
+    ) % {"bytes": f"{max_bytes():,}", "unpacked": f"{max_unpacked_bytes():,}", "rows": f"{max_rows():,}",
+         "cells": f"{max_cells():,}"}
 
 
 class BoundedImportForm(ImportForm):
@@ -108,17 +106,14 @@ def _refuse_zip_bomb(upload: Any) -> None:
 
 @functools.cache
 def bounded_format(format_class: type[Any]) -> type:
-    """The format with its reader refusing a sheet of more than `max_rows()` rows."""
+    """The format with its reader refusing a sheet of more than `max_rows()` rows or `max_cells()` cells.
+
+    An XLSX sheet is counted as it is read and stopped at the limit (`archive.importing.sheet_limits`);
+    a text format, no larger than the upload limit, is counted once read.
+    """
 
     def create_dataset(self: Any, *args: Any, **kwargs: Any) -> tablib.Dataset:
-        dataset = format_class.create_dataset(self, *args, **kwargs)
-        if len(dataset) > max_rows():
-            raise TooManyRows(
-                _("This sheet holds %(count)s rows; an import takes at most %(limit)s "
-                  "(setting SPREADSHEET_IMPORT_MAX_ROWS). Split it into several imports.")
-                % {"count": f"{len(dataset):,}", "limit": f"{max_rows():,}"}
-            )
-        return dataset
+        return sheet_limits.check(format_class.create_dataset(self, *args, **kwargs))
 
     return type(format_class.__name__, (format_class,), {"create_dataset": create_dataset})
 
@@ -137,7 +132,7 @@ class SpreadsheetImportMixin(ImportExportMixin):
         return {**super().get_import_context_data(**kwargs), "import_limits": limits_text()}
 
     def add_data_read_fail_error_to_form(self, form: forms.Form, e: Exception) -> None:
-        if isinstance(e, TooManyRows):
+        if isinstance(e, sheet_limits.SheetTooLarge):
             form.add_error("import_file", str(e))
         else:
             super().add_data_read_fail_error_to_form(form, e)

@@ -49,14 +49,20 @@ _SAFE = "!$&'()*+,;=/~:@"
 
 @functools.lru_cache(maxsize=64)
 def _route(name: str, key: str, prefix: str) -> str:
-    return django_reverse(name, kwargs={key: _SLOT})
+    """The route's path below the script prefix (`/api/v1/…`): the prefix is the request's, added by `base`."""
+    return "/" + django_reverse(name, kwargs={key: _SLOT})[len(prefix):]
 
 
 def request_origin(request: Any) -> str:
-    """`scheme://host` of the request, worked out once per request."""
+    """`scheme://host` of the request and its script prefix (without its last slash), worked out once per request.
+
+    Every URL of a document begins with it. A stored document is built with a
+    mark in its place (`archive.api.stored`), filled in for each reader.
+    """
     origin = getattr(request, "_archive_origin", None)
     if origin is None:
-        origin = f"{request.scheme}://{request.get_host()}"  # as `build_absolute_uri` writes it, without a path
+        # As `build_absolute_uri` writes it: a site mounted below a SCRIPT_NAME has its URLs below it.
+        origin = f"{request.scheme}://{request.get_host()}{get_script_prefix().rstrip('/')}"
         request._archive_origin = origin
     return origin
 
@@ -66,7 +72,9 @@ def reverse(name: str, *, kwargs: dict[str, Any], request: Any) -> str:
     a record's URL names the record, not the format it was read in."""
     ((key, value),) = kwargs.items()
     path = _route(name, key, get_script_prefix()).replace(_SLOT, quote(str(value), safe=_SAFE), 1)
-    return request_origin(request) + path if request is not None else path
+    if request is None:
+        return get_script_prefix().rstrip("/") + path
+    return request_origin(request) + path
 
 
 # --- references ---------------------------------------------------------------------

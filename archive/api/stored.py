@@ -18,15 +18,19 @@ filter, the default size) is also stored whole, under its list's tag
 (`page_variant`), and read back as one document while no write has touched
 the list.
 
-URLs in a document are absolute and depend on the request's host, so a
-document is built with a mark where the origin goes and the mark is replaced
-as it is served.
+URLs in a document are absolute and depend on the request's host and script
+prefix, so a document is built with a mark where they go, and the mark is
+filled in as it is served. The mark is recognised only where it opens a JSON
+string (a quote that no backslash escapes): a record's text that holds the
+mark's characters is inside a string, where the renderer has escaped its
+quotes and backslashes, so it is served as it was written.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -47,14 +51,17 @@ from archive.selectors import FictionMode
 
 logger = logging.getLogger(__name__)
 
-# NUL never reaches the archive's text (form fields and PostgreSQL refuse it), so the mark cannot be data.
+# NUL never reaches the archive's text (every curated text field refuses it, `archive.models.text`), and the
+# mark counts only at the opening of a string: no record's text can be taken for it.
 ORIGIN = "\x00origin"
 _RENDERER = JSONRenderer()
 # Documents refreshed after one write at most; a larger write leaves the rest to their readers.
 REFRESH_LIMIT = 200
 # Tags looked up after one write at most (one query's parameters on every engine).
 REFRESH_SCAN_LIMIT = 5000
-_ORIGIN_IN_JSON = _RENDERER.render(ORIGIN)[1:-1]
+# The mark as the rendered opening of a string, after the character before it: never a backslash, which
+# would make the quote part of a string's text.
+_MARK = re.compile(rb'(?<!\\)"' + re.escape(_RENDERER.render(ORIGIN)[1:-1]))
 
 
 class _BuildingRequest:
@@ -377,7 +384,8 @@ def on_documents_changed(sender: Any, tags: Iterable[str], using: str, **kwargs:
 
 
 def _served(text: bytes, request: Any) -> bytes:
-    return text.replace(_ORIGIN_IN_JSON, _RENDERER.render(serializers.request_origin(request))[1:-1])
+    origin = b'"' + _RENDERER.render(serializers.request_origin(request))[1:-1]
+    return _MARK.sub(lambda _match: origin, text)
 
 
 def single(document: str, request: Any) -> bytes:

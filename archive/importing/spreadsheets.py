@@ -64,6 +64,8 @@ from archive.services.authorship import save_as
 from archive.text import anchor
 from archive.text.numbers import whole_number
 
+from . import sheet_limits
+
 # -- formats
 
 
@@ -106,8 +108,8 @@ class SafeXLSX(base_formats.XLSX):
         return super().export_data(_map_cells(dataset, escape_cell), **kwargs)
 
     def create_dataset(self, in_stream: Any) -> tablib.Dataset:
-        # An empty cell reads as None; the archive's text fields hold "" instead.
-        return _map_cells(super().create_dataset(in_stream), lambda cell: "" if cell is None else unescape_cell(cell))
+        # Read lazily and stopped at the limits; an empty cell reads as None, the archive's text fields hold "".
+        return _map_cells(sheet_limits.read_xlsx(in_stream), lambda cell: "" if cell is None else unescape_cell(cell))
 
 
 SPREADSHEET_FORMATS = (SafeCSV, SafeXLSX, base_formats.JSON)

@@ -130,7 +130,7 @@ def _check_passages(reading: tei.Reading, root: Any) -> None:
     cut = [(segment.seq, segment.start, segment.end, segment.text) for segment in split_passages(reading.text)]
     if cut == reading.passages:
         return
-    lines = {int(p.get("n") or 0): p.sourceline for p in root.iter(tei.tei("p")) if (p.get("n") or "").isdigit()}
+    lines = {tei.seq_of(p): p.sourceline for p in root.iter(tei.tei("p"))}
     for index, passage in enumerate(reading.passages):
         if index >= len(cut) or cut[index] != passage:
             raise tei.TeiError(_("passage %(seq)s is not one whole line of the text (a passage may not hold a line "

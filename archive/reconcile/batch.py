@@ -24,6 +24,8 @@ MAX_BATCH = 500
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 100
 MAX_VALUES = 20
+# The whole batch's work: every candidate a name finds is compared with every value of its query's properties.
+MAX_COMPARISONS = 10_000
 _FICTION_WORDS = {"true": FictionMode.INCLUDE, "false": FictionMode.EXCLUDE, "yes": FictionMode.INCLUDE,
                   "no": FictionMode.EXCLUDE}
 
@@ -55,12 +57,21 @@ class ReconQuery:
     fiction: FictionMode
     properties: dict[str, list[Value]] = field(default_factory=dict)
 
+    @property
+    def values(self) -> int:
+        """How many property values each candidate of the query is compared with."""
+        return sum(len(values) for values in self.properties.values())
 
-def parse_json(raw: str, param: str) -> Any:
+
+def parse_json(raw: str | bytes, param: str) -> Any:
+    """The JSON document of a parameter or body; a lone surrogate (`\\ud800`) is no text and refused too."""
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
+        document = json.loads(raw)
+        # JSON may escape half a UTF-16 pair, which no UTF-8 text holds: found here, not in a query or a response.
+        json.dumps(document, ensure_ascii=False).encode()
+    except (ValueError, RecursionError):  # UnicodeError is a ValueError
         raise ReconcileError(param, _("%(param)s is not valid JSON.") % {"param": param}) from None
+    return document
 
 
 def _types(raw: Any, where: str) -> tuple[str, ...]:
@@ -116,6 +127,7 @@ def _properties(raw: Any, types: tuple[str, ...], where: str) -> tuple[dict[str,
     if not isinstance(raw, list):
         raise ReconcileError(where, _("properties must be a list of {pid, v}."))
     known = {prop.id for type_id in types for prop in PROPERTIES[type_id] if prop.scored} | {"fiction"}
+    seen: set[str] = set()
     for index, item in enumerate(raw):
         at = f"{where}[{index}]"
         pid = item.get("pid", item.get("p")) if isinstance(item, dict) else None
@@ -124,12 +136,19 @@ def _properties(raw: Any, types: tuple[str, ...], where: str) -> tuple[dict[str,
         if pid not in known:
             raise ReconcileError(at, _("Unknown property %(pid)s; these types take %(known)s.")
                                  % {"pid": pid, "known": ", ".join(sorted(known))})
+        # Each property once, its values in one list: else one query could repeat a property without end.
+        if pid in seen:
+            raise ReconcileError(at, _("The property %(pid)s is given twice; give its values in one list.")
+                                 % {"pid": pid})
+        seen.add(pid)
         values = item["v"] if isinstance(item["v"], list) else [item["v"]]
-        parsed = [_value(value, at) for value in values[:MAX_VALUES]]
+        if len(values) > MAX_VALUES:
+            raise ReconcileError(at, _("A property takes at most %(max)d values.") % {"max": MAX_VALUES}, 413)
+        parsed = list(dict.fromkeys(_value(value, at) for value in values))  # the same value counts once
         if pid == "fiction":
             fiction = _fiction(parsed, at)
         else:
-            found.setdefault(pid, []).extend(value for value in parsed if value.text.strip())
+            found[pid] = [value for value in parsed if value.text.strip()]
     return found, fiction
 
 
@@ -150,6 +169,15 @@ def read_query(key: str, raw: Any) -> ReconQuery:
     properties, fiction = _properties(raw.get("properties"), types, f"{where}.properties")
     return ReconQuery(key=key, text=text, types=types, limit=_limit(raw.get("limit"), f"{where}.limit"),
                       fiction=fiction, properties=properties)
+
+
+def check_work(queries: list[ReconQuery], candidates: dict[str, int]) -> None:
+    """Refuse a batch whose candidates × values, summed over its queries, pass MAX_COMPARISONS."""
+    work = sum(candidates[query.key] * query.values for query in queries)
+    if work > MAX_COMPARISONS:
+        raise ReconcileError("queries", _("This batch would compare %(work)d candidates × property values; a batch "
+                                          "may compare at most %(max)d. Send fewer queries or values at a time.")
+                             % {"work": work, "max": MAX_COMPARISONS}, 413)
 
 
 def read_batch(raw: str) -> list[ReconQuery]:

@@ -22,6 +22,7 @@ from archive.search import candidates as names
 
 from . import extend, scoring
 from .batch import MAX_BATCH, ReconcileError, read_query
+from .extend import MAX_IDS
 from .manifest import manifest
 from .types import FICTION, PROPERTIES, TYPES, parse_entity_id
 
@@ -70,26 +71,35 @@ def _conditions(raw: dict[str, Any], where: str) -> tuple[str | None, list[str],
         elif kind == "id" and isinstance(value, str):
             ids.append(value)
         elif kind == "property" and isinstance(condition.get("propertyId"), str):
-            properties.append({"pid": condition["propertyId"], "v": value})
+            # The draft gives a property's values as conditions; 0.2 takes them as one list per property.
+            values = value if isinstance(value, list) else [value]
+            merged = next((p for p in properties if p["pid"] == condition["propertyId"]), None)
+            if merged is None:
+                properties.append({"pid": condition["propertyId"], "v": values})
+            else:
+                merged["v"] = [*merged["v"], *values]
             if condition.get("required") is True:
                 required.add(condition["propertyId"])
         else:
             raise ReconcileError(at, _("matchType must be name (with a text), id (with a text) or property "
                                        "(with a propertyId)."))
-    return name, ids, properties, required
+    return name, list(dict.fromkeys(ids)), properties, required
 
 
-def _by_ids(ids: list[str], type_id: str | None) -> list[dict[str, Any]]:
+def _by_ids(ids: list[str], type_id: str | None, slugs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Candidates for the query's id conditions; `slugs` keeps each type's records by slug, read once a batch."""
     found = []
     for ident in ids:
         parsed = parse_entity_id(ident)
         if parsed is None or (type_id and parsed[0] != type_id):
             continue
-        for record in names.records_by_pk(parsed[0]).values():
-            if record.slug == parsed[1]:
-                found.append({"id": ident, "name": record.title, "score": 100, "match": True,
-                              "type": [{"id": parsed[0], "name": str(TYPES[parsed[0]].name)}],
-                              "features": [{"id": "id", "value": True}]})
+        if parsed[0] not in slugs:
+            slugs[parsed[0]] = {record.slug: record for record in names.records_by_pk(parsed[0]).values()}
+        record = slugs[parsed[0]].get(parsed[1])
+        if record is not None:
+            found.append({"id": ident, "name": record.title, "score": 100, "match": True,
+                          "type": [{"id": parsed[0], "name": str(TYPES[parsed[0]].name)}],
+                          "features": [{"id": "id", "value": True}]})
     return found
 
 
@@ -100,11 +110,16 @@ def match(body: Any) -> dict[str, Any]:
     if len(body["queries"]) > MAX_BATCH:
         raise ReconcileError("queries", _("A batch holds at most %(max)d queries.") % {"max": MAX_BATCH}, 413)
     queries, extra = [], {}
+    id_count = 0
     for index, raw in enumerate(body["queries"]):
         where = f"queries[{index}]"
         if not isinstance(raw, dict):
             raise ReconcileError(where, _("A query must be an object with conditions."))
         name, ids, properties, required = _conditions(raw, where)
+        id_count += len(ids)
+        if id_count > MAX_IDS:
+            raise ReconcileError(f"{where}.conditions", _("A batch takes at most %(max)d id conditions.")
+                                 % {"max": MAX_IDS}, 413)
         extra[str(index)] = (ids, required, raw.get("type"))
         if name is not None:
             older = {"query": name, "type": raw.get("type"), "limit": raw.get("limit"), "properties": properties}
@@ -114,9 +129,10 @@ def match(body: Any) -> dict[str, Any]:
     answered = scoring.answer(queries) if queries else {}
     feature_names = _feature_names()
     results = []
+    slugs: dict[str, dict[str, Any]] = {}
     for index in range(len(body["queries"])):
         ids, required, type_id = extra[str(index)]
-        candidates = _by_ids(ids, type_id if isinstance(type_id, str) else None)
+        candidates = _by_ids(ids, type_id if isinstance(type_id, str) else None, slugs)
         for candidate in answered.get(str(index), {}).get("result", []):
             features = {feature["id"]: feature["value"] for feature in candidate["features"]}
             if all(features.get(pid) is True for pid in required):

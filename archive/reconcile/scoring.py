@@ -20,7 +20,7 @@ from archive.search import snapshots
 from archive.search.records import Candidate
 
 from . import evidence
-from .batch import ReconQuery, Value
+from .batch import ReconQuery, Value, check_work
 from .evidence import Evidence, date_span
 from .types import TYPES, entity_id
 
@@ -123,6 +123,7 @@ def answer(queries: list[ReconQuery]) -> dict[str, dict[str, list[dict[str, Any]
     related_types = {"unit", "location", "event"} if any(query.properties for query in queries) else set()
     shots = snapshots({type_id for query in queries for type_id in query.types} | related_types)
     candidates = {query.key: names.find(query.text, query.types, query.fiction.value, shots) for query in queries}
+    check_work(queries, {key: len(found) for key, found in candidates.items()})
     known = _evidence_for(queries, candidates)
     related = {type_id: names.records_by_pk(type_id, shots) for type_id in related_types}
     type_names = {type_id: str(entity_type.name) for type_id, entity_type in TYPES.items()}

@@ -10,7 +10,6 @@ are left as they are. Every refusal is a JSON object
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -26,6 +25,7 @@ from archive.models import Echelon, Side
 from archive.models.registry import FictionMode
 from archive.search import SearchBackendError
 from archive.search import candidates as names
+from archive.throttle import RECONCILE, retry_after, too_many
 
 from . import draft, extend, scoring, suggest
 from .batch import ReconcileError, parse_json, read_batch, read_query
@@ -66,6 +66,10 @@ def answers(view: View) -> View:
 
 
 def _answer(view: View, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    seconds = retry_after(request, RECONCILE)
+    if seconds is not None:
+        message = _("Too many requests from this client: try again in %(seconds)d s.") % {"seconds": seconds}
+        return too_many(seconds, _error("rate", message, 429))
     params = request.POST if request.method == "POST" else request.GET
     for name, values in params.lists():
         if "\x00" in name or any("\x00" in value for value in values):
@@ -186,10 +190,7 @@ def draft_manifest(request: HttpRequest, params: Any) -> HttpResponse:
 def _body(request: HttpRequest) -> Any:
     if request.method != "POST":
         raise ReconcileError("method", _("Send the batch as a POST with a JSON body."), 405)
-    try:
-        return json.loads(request.body or b"null")
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ReconcileError("body", _("The body is not valid JSON.")) from None
+    return parse_json(request.body or b"null", "body")
 
 
 @answers

@@ -5,18 +5,22 @@ from __future__ import annotations
 from django.urls import path
 
 from archive.room import views
+from archive.throttle import ROOM, throttled
 
 app_name = "room"
 
+# Every page of the room is counted per client, at its own rate (archive/throttle.py).
+counted = throttled(ROOM)
+
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("timeline/", views.timeline, name="timeline"),
-    path("map/", views.map_view, name="map"),
-    path("order-of-battle/", views.order_of_battle, name="order_of_battle"),
-    path("releases/", views.releases, name="releases"),
-    path("people/<str:slug>/", views.person, name="person"),
-    path("units/<str:slug>/", views.unit, name="unit"),
-    path("places/<str:slug>/", views.place, name="place"),
-    path("events/<str:slug>/", views.event, name="event"),
-    path("sources/<str:slug>/", views.source, name="source"),
+    path("", counted(views.home), name="home"),
+    path("timeline/", counted(views.timeline), name="timeline"),
+    path("map/", counted(views.map_view), name="map"),
+    path("order-of-battle/", counted(views.order_of_battle), name="order_of_battle"),
+    path("people/<str:slug>/", counted(views.person), name="person"),
+    path("units/<str:slug>/", counted(views.unit), name="unit"),
+    path("places/<str:slug>/", counted(views.place), name="place"),
+    path("events/<str:slug>/", counted(views.event), name="event"),
+    path("releases/", counted(views.releases), name="releases"),
+    path("sources/<str:slug>/", counted(views.source), name="source"),
 ]

@@ -10,6 +10,7 @@ contains it scores by how much of the name the query covers.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .keys import name_keys
@@ -67,9 +68,15 @@ def name_score(record: Candidate, query: Query) -> float:
     return round(best, 1)
 
 
+@functools.lru_cache(maxsize=4096)
+def _query(text: str) -> Query:
+    # A batch compares each property value with every candidate: its keys are computed once.
+    return Query.of(text)
+
+
 def names_equal(record: Candidate, text: str) -> bool:
     """Whether `text` is the whole of one of the record's names (folded, romanised or by sound)."""
-    query = Query.of(text)
+    query = _query(text)
     return any(_whole(name, query, title=True) is not None for name in (record.title, *record.aliases))
 
 

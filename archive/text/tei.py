@@ -21,6 +21,7 @@ mentions with their offsets; anything it does not understand is a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -234,7 +235,7 @@ def add_separator(div: Any, separator: str) -> None:
 def _local(element: Any) -> str:
     tag = element.tag
     if not isinstance(tag, str):
-        return "comment" if tag is etree.Comment else "processing-instruction"
+        return _NODE_NAMES.get(tag, "processing-instruction")
     namespace, _brace, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
     if namespace != TEI_NS:
         raise TeiError(f"is not in the TEI namespace ({namespace or 'no namespace'})", element=tag,
@@ -254,18 +255,25 @@ def _mention_of(element: Any, name: str, seq: int, start: int, end: int, claims:
 
 
 _INLINE = {"persName", "orgName", "placeName", "rs"}
+_NODE_NAMES = {etree.Comment: "comment", etree.Entity: "entity reference", etree.PI: "processing-instruction"}
+_CODE_POINT = re.compile(r"U\+([0-9A-Fa-f]{4,6})")
+_SEQ = re.compile(r"[1-9][0-9]{0,8}")
+
+
+def seq_of(element: Any) -> int | None:
+    """A passage's number, `@n` in ASCII digits (not ² nor ١), or None."""
+    match = _SEQ.fullmatch(element.get("n") or "")
+    return int(match.group()) if match else None
 
 
 def _glyph(element: Any) -> str:
-    """The character a `<g type="char" n="U+XXXX"/>` stands for."""
-    code = (element.get("n") or "").removeprefix("U+")
-    try:
-        if len(element) or element.text or not 4 <= len(code) <= 6:
-            raise ValueError(code)
-        return chr(int(code, 16))
-    except ValueError:
-        raise TeiError("@n must name one character as U+XXXX, and the element be empty", element="g",
-                       line=element.sourceline) from None
+    """The character a `<g type="char" n="U+XXXX"/>` stands for: one a text can hold, not NUL nor half a pair."""
+    match = _CODE_POINT.fullmatch(element.get("n") or "")
+    code = int(match.group(1), 16) if match else -1
+    if len(element) or element.text or not (0 < code < 0xD800 or 0xDFFF < code <= 0x10FFFF):
+        raise TeiError("@n must name one character as U+XXXX (not U+0000 nor a surrogate), and the element be "
+                       "empty", element="g", line=element.sourceline)
+    return chr(code)
 
 
 def _separator_text(holder: Any) -> str:
@@ -284,23 +292,26 @@ def _read_inline(parent: Any, seq: int, pieces: list[str], at: list[int], found:
         pieces.append(parent.text)
         at[0] += len(parent.text)
     for child in parent:
-        if isinstance(child.tag, str):
-            name = _local(child)
-            if name in _INLINE:
-                start = at[0]
-                _read_inline(child, seq, pieces, at, found, anchors, claims)
-                found.append(_mention_of(child, name, seq, start, at[0], claims))
-            elif name == "g" and child.get("type") == "char":
-                pieces.append(_glyph(child))
-                at[0] += 1
-            elif name == "anchor":
-                ident = child.get(xml_id("id"))
-                if not ident:
-                    raise TeiError("needs an xml:id", element=name, line=child.sourceline)
-                anchors[ident] = (seq, at[0])
-            else:
-                raise TeiError("is not supported inside a passage (persName, orgName, placeName, rs and anchor are)",
-                               element=name, line=child.sourceline)
+        if not isinstance(child.tag, str):
+            # Skipped, an entity's text would be lost from the passage, a comment's place forgotten: refused.
+            raise TeiError(f"a passage cannot hold a {_local(child)}", element=_local(parent),
+                           line=child.sourceline)
+        name = _local(child)
+        if name in _INLINE:
+            start = at[0]
+            _read_inline(child, seq, pieces, at, found, anchors, claims)
+            found.append(_mention_of(child, name, seq, start, at[0], claims))
+        elif name == "g" and child.get("type") == "char":
+            pieces.append(_glyph(child))
+            at[0] += 1
+        elif name == "anchor":
+            ident = child.get(xml_id("id"))
+            if not ident:
+                raise TeiError("needs an xml:id", element=name, line=child.sourceline)
+            anchors[ident] = (seq, at[0])
+        else:
+            raise TeiError("is not supported inside a passage (persName, orgName, placeName, rs and anchor are)",
+                           element=name, line=child.sourceline)
         if child.tail:
             pieces.append(child.tail)
             at[0] += len(child.tail)
@@ -359,7 +370,7 @@ def read_body(root: Any) -> Reading:
                            element="div", line=child.sourceline)
         name = _local(child)
         if name == "p":
-            seq = int(child.get("n") or 0) if (child.get("n") or "").isdigit() else 0
+            seq = seq_of(child)
             if seq != expected:
                 raise TeiError(f"@n must number passages 1, 2, 3 … (expected {expected})", element="p",
                                line=child.sourceline)

@@ -74,6 +74,16 @@ def test_names_without_ref_are_reconciled() -> None:
         ('<p n="1"><rs type="ship">船</rs></p>', "rs", 6),
         ('<p n="1">一行</p>\n<p n="2">未闭合', "TEI", 7),
         ('<p n="1">一<anchor/>行</p>', "anchor", 6),
+        # Numbers, characters and nodes that crashed the import or lost text.
+        ('<p n="²">一行</p>', "p", 6),
+        ('<p n="١">一行</p>', "p", 6),
+        ('<p n="1">一<g type="char" n="U+D800"/>行</p>', "g", 6),
+        ('<p n="1">一<g type="char" n="U+0000"/>行</p>', "g", 6),
+        ('<p n="1">一<g type="char" n="U+110000"/>行</p>', "g", 6),
+        ('<p n="1">一<g type="char" n="U+ 00C"/>行</p>', "g", 6),
+        ('<p n="1">一<!-- 注 -->行</p>', "p", 6),
+        ('<p n="1">一<?pi 行?>行</p>', "p", 6),
+        ('<p n="1"><persName>唐<!-- 注 -->生智</persName></p>', "persName", 6),
     ],
 )
 def test_bad_tei_names_element_and_line_and_writes_nothing(body: str, element: str, line: int) -> None:
@@ -91,8 +101,18 @@ def test_not_tei_at_all() -> None:
     # An external entity is never read: the passage that holds only its reference stays blank.
     evil = tei_document('<p n="1">&x;</p>').replace(
         b"<TEI ", b'<!DOCTYPE TEI [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<TEI ', 1)
-    with pytest.raises(TeiImportError, match="a passage cannot be blank"):
+    with pytest.raises(TeiImportError, match="entity reference"):
         import_tei(evil, name="evil.xml", slug="evil")
+
+
+def test_an_entity_inside_a_passage_is_refused_not_dropped() -> None:
+    before = (Source.objects.count(), Passage.objects.count())
+    declared = tei_document('<p n="1">撤至<placeName>&city;</placeName>。</p>').replace(
+        b"<TEI ", b'<!DOCTYPE TEI [<!ENTITY city "\xe5\x8d\x97\xe4\xba\xac">]>\n<TEI ', 1)
+    with pytest.raises(TeiImportError) as refused:
+        import_tei(declared, name="entity.xml", slug="entity")
+    assert "<placeName>" in str(refused.value) and "line 7" in str(refused.value) and "entity" in str(refused.value)
+    assert (Source.objects.count(), Passage.objects.count()) == before
 
 
 def test_an_existing_slug_is_refused(client: Client) -> None:
