@@ -204,7 +204,8 @@ def uncited_passage() -> Iterator[Seen]:
     """A curator explains a passage left uncited with a note on model `passage`, record `<source>-<seq>`."""
     cited = Citation.objects.filter(status=APPROVED, passage=OuterRef("pk"))
     for passage in history_passages().exclude(Exists(cited)).select_related("source").order_by("source__slug", "seq"):
-        yield Seen(passage, f"{passage} is neither cited nor explained", [passage], field="text", quote=passage.text[:40])
+        message = f"{passage} is neither cited nor explained"
+        yield Seen(passage, message, [passage], field="text", quote=passage.text[:40])
 
 
 # The names a history gives places and units by their kind (after folding): a gate, a hill, a town,
@@ -215,10 +216,15 @@ _PLACE = re.compile(
 _UNIT = re.compile(r"(?:第(?:\d+|[一二三四五六七八九十百]+)|(?<![\d第])\d+)(?:军|师)(?![长部])")
 # Characters no place name here holds: words of motion and position, pronouns, particles. A candidate
 # keeps what follows the last of them (从太平门 is 太平门; 江边的路 is no name).
-_NOT_IN_A_NAME = re.compile("[在从把到的了冲塞向将和与及出进入经往由被这那至达近于对沿过外内侧下上后前守攻占抵离是有为也都还就又已着想会改亮开走去回来自以而时望卫边]")
+_NOT_IN_A_NAME = re.compile(
+    "[在从把到的了冲塞向将和与及出进入经往由被这那至达近于对沿过"
+    "外内侧下上后前守攻占抵离是有为也都还就又已着想会改亮开走去回来自以而时望卫边]"
+)
 # Common nouns that end like a place name.
-_COMMON = ("城门", "大门", "后门", "前门", "铁门", "部门", "专门", "江山", "高山", "火山", "木桥", "浮桥", "铁桥", "公路",
-           "马路", "道路", "血路", "生路", "退路")
+_COMMON = (
+    "城门", "大门", "后门", "前门", "铁门", "部门", "专门", "江山", "高山", "火山",
+    "木桥", "浮桥", "铁桥", "公路", "马路", "道路", "血路", "生路", "退路",
+)
 
 
 def _place_candidates(folded: str) -> Iterator[str]:
