@@ -45,8 +45,10 @@ from .findings import Level
 
 # --------------------------------------------------------------------------- fiction's phrases
 
-# A phrase is this many characters of letters, digits or Chinese, after folding.
+# A phrase is this many characters of letters, digits or Chinese, after folding; a shorter clause
+# (between two punctuation marks) copied whole counts from this many: 直到翌日.
 PHRASE = 6
+CLAUSE = 4
 _WORDS = re.compile(r"\w+")
 
 # The free text of a historical record, by model: what a curator writes about it.
@@ -69,9 +71,12 @@ class FreeText:
 
 
 def grams(folded: str, size: int = PHRASE) -> Iterator[tuple[int, str]]:
-    """Every run of `size` word characters of a folded text, with its position (punctuation breaks a phrase)."""
+    """Every run of `size` word characters of a folded text, with its position (punctuation breaks a phrase),
+    and every shorter clause of at least CLAUSE characters whole."""
     for run in _WORDS.finditer(folded):
         word = run.group(0)
+        if CLAUSE <= len(word) < size:
+            yield run.start(), word
         for i in range(len(word) - size + 1):
             yield run.start() + i, word[i : i + size]
 
@@ -122,20 +127,21 @@ def phrase_sources(phrases: Iterable[str]) -> tuple[dict[str, int], set[str]]:
     return in_fiction, in_history
 
 
-def _spans(positions: list[int], size: int) -> list[tuple[int, int]]:
-    """Overlapping phrases merged into the longest runs they make."""
-    spans: list[tuple[int, int]] = []
-    for start in sorted(positions):
+def _spans(found: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+    """Overlapping phrases merged into the longest runs they make, each with its first phrase."""
+    spans: list[tuple[int, int, str]] = []
+    for start, phrase in sorted(found):
         if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], start + size))
+            spans[-1] = (spans[-1][0], max(spans[-1][1], start + len(phrase)), spans[-1][2])
         else:
-            spans.append((start, start + size))
+            spans.append((start, start + len(phrase), phrase))
     return spans
 
 
 @check("fiction-phrase", Level.ERROR, "a historical record's own text shares a phrase with fiction that no history has")
 def fiction_phrase() -> Iterator[Seen]:
-    """Six characters or more (after folding) of a curator's text found in a fiction passage, cited or not.
+    """Six characters or more (after folding) of a curator's text found in a fiction passage, cited or not;
+    or a whole clause of four or five (直到翌日 between a semicolon and the end).
 
     A phrase the history also has is the history's words, which a novel may
     retell: only a phrase no non-fiction passage holds is fiction's own.
@@ -148,9 +154,8 @@ def fiction_phrase() -> Iterator[Seen]:
         own = [(at, phrase) for at, phrase in entries if phrase in in_fiction and phrase not in in_history]
         if not own:
             continue
-        first_at = {at: phrase for at, phrase in own}
-        for start, end in _spans(list(first_at), PHRASE):
-            passage = fictions[in_fiction[first_at[start]]]
+        for start, end, phrase in _spans(own):
+            passage = fictions[in_fiction[phrase]]
             words = text.folded[start:end]
             yield Seen(
                 text.record,

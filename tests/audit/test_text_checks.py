@@ -44,8 +44,10 @@ def statement(target: object, field: str, value: str, rank: str = "normal", **ex
 
 
 def test_phrases_are_runs_of_six_word_characters() -> None:
-    assert [g for _, g in grams("夜色如墨，江风呜咽不止")] == ["江风呜咽不止"]
+    assert [g for _, g in grams("夜色如墨啊，江风呜咽不止")] == ["夜色如墨啊", "江风呜咽不止"]
+    assert [g for _, g in grams("那夜色如墨啊")] == ["那夜色如墨啊"]
     assert [at for at, _ in grams("ab夜色如墨江风")] == [0, 1, 2]
+    assert [g for _, g in grams("13日；直到翌日。夜色")] == ["直到翌日"]  # a short clause counts whole
 
 
 def test_fiction_phrase_from_an_uncited_passage(history, novel) -> None:  # type: ignore[no-untyped-def]
@@ -56,13 +58,15 @@ def test_fiction_phrase_from_an_uncited_passage(history, novel) -> None:  # type
     cite(history.passages.get(seq=1), "召开会议", event=traditional)
     shared = event(slug="shared", description="唐生智于12日傍晚5点召开会议")  # the history's own words
     cite(history.passages.get(seq=1), "召开会议", event=shared)
-    short = event(slug="short", description="夜色如墨")  # four characters are no phrase
+    short = event(slug="short", description="那夜色如墨")  # four characters inside a clause are no phrase
     cite(history.passages.get(seq=1), "召开会议", event=short)
+    clause = event(slug="clause", date_text="12日；夜色如墨")  # but a whole clause of four is
+    cite(history.passages.get(seq=1), "召开会议", event=clause)
     fictional = event(slug="fictional", description="夜色如墨，江风呜咽不止")
     cite(novel.passages.get(seq=2), "夜色如墨", event=fictional)
     fictional.refresh_from_db()
     assert fictional.fictional
-    assert found("fiction-phrase") == {"borrowed", "traditional"}
+    assert found("fiction-phrase") == {"borrowed", "traditional", "clause"}
     (finding,) = run_audit(codes=["fiction-phrase"]).findings[:1]
     assert finding.field in {"description", "date_text"} and finding.passages[0].source.slug == "novel"
 
