@@ -517,7 +517,14 @@ def unranked_conflict() -> Iterator[Found]:
         if len(distinct) > 1 and not any(s.rank == Rank.PREFERRED for s in values):
             first = values[0]
             listed = "; ".join(f"“{s.value}” ({s.get_rank_display()})" for s in values)
-            yield first.target, f"its {first.field} has {len(distinct)} values and none is preferred: {listed}", []
+            cited = [c for s in values for c in s.citations.filter(status=APPROVED).select_related("passage__source")]
+            yield Seen(
+                first.target,
+                f"its {first.field} has {len(distinct)} values and none is preferred: {listed}",
+                list({c.passage_id: c.passage for c in cited}.values()),
+                field=first.field,
+                quote=" / ".join(s.as_written or s.value for s in values),
+            )
 
 
 # --------------------------------------------------------------------------- curation

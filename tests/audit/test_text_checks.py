@@ -155,3 +155,14 @@ def test_participation_builder_still_works_with_the_new_checks(history) -> None:
     part = participation(slug="p")
     cite(history.passages.get(seq=1), "唐生智", participation=part)
     assert Citation.objects.filter(participation=part).exists() and Passage.objects.count() == 3
+
+
+def test_an_unranked_conflict_names_the_field_the_words_and_the_passages(history) -> None:  # type: ignore[no-untyped-def]
+    meeting = event(slug="meeting")
+    first = statement(meeting, "date", "1937-12-12", as_written="12日傍晚5点")
+    first.citations.add(cite(history.passages.get(seq=1), "12日傍晚5点", event=meeting))
+    second = statement(meeting, "date", "1937-12-13", as_written="翌日")
+    second.citations.add(cite(history.passages.get(seq=2), "下关", event=meeting))
+    (finding,) = run_audit(codes=["unranked-conflict"]).findings
+    assert (finding.slug, finding.field, finding.quote) == ("meeting", "date", "12日傍晚5点 / 翌日")
+    assert [p.seq for p in finding.passages] == [1, 2]
