@@ -98,10 +98,10 @@ def check_cited_passages(app_configs: Any = None, databases: Any = None, **kwarg
     """
     if not databases:
         return []
-    from archive.audit.text_checks import passage_text_changed
+    from archive.audit.text_checks import changed_passages
 
     try:
-        found = [f"{seen.record}: {seen.message}" for seen in passage_text_changed()]
+        found = [f"{seen.record}: {seen.message}" for seen in changed_passages()]
     except DatabaseError:
         return []  # not migrated yet: no passages to compare
     if not found:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import ahocorasick
+import ahocorasick  # type: ignore[import-not-found]  # a C extension without type information
 from django.db import models
 from django.db.models import Exists, OuterRef
 
@@ -176,6 +176,11 @@ def passage_text_changed() -> Iterator[Seen]:
     The database refuses such an UPDATE (`archive.db.cited_passages`); this
     finds one made around it (a restored dump, a trigger dropped).
     """
+    yield from changed_passages()
+
+
+def changed_passages() -> Iterator[Seen]:
+    """What `passage-text-changed` finds; `manage.py check --database` asks it too (`archive.checks`)."""
     rows = Passage.objects.filter(Exists(Citation.objects.filter(passage=OuterRef("pk"))))
     changed = [pk for pk, text, sha in rows.values_list("pk", "text", "sha256").iterator() if sha256_text(text) != sha]
     for passage in Passage.objects.filter(pk__in=changed).select_related("source").order_by("source__slug", "seq"):

@@ -30,7 +30,8 @@ def test_an_inferred_account_names_its_premises_and_its_reasoning() -> None:
     html = Client().get(f"/events/{statement.event.slug}/").content.decode()
     (said,) = re.findall(r'<p class="basis inferred">(.*?)</p>', html, re.S)
     assert re.findall(r"§(\d+)</a>", said) == [str(seq) for seq in seqs]
-    assert said.startswith("inferred from ") and " and <a" in said and said.endswith('<span class="reasoning">两段合看可知其地</span>')
+    assert said.startswith("inferred from ") and " and <a" in said
+    assert said.endswith('<span class="reasoning">两段合看可知其地</span>')
 
 
 def test_a_reference_account_is_shown_as_such() -> None:
