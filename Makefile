@@ -63,7 +63,7 @@ serve: venv
 # Django's deployment checklist, and the archive's own deploy checks (no account
 # with the demo password), against the current environment; any warning fails.
 check-deploy: venv
-	$(BIN)/python manage.py check --deploy --fail-level WARNING
+	$(BIN)/python manage.py check --deploy --database default --fail-level WARNING
 
 # The checks CI runs before the tests: style (ruff), types (mypy with the Django
 # and DRF plugins, which read the settings, hence .env) and the layers of the

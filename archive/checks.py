@@ -87,3 +87,30 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
             )
         ]
     return []
+
+
+@register(Tags.database)
+def check_cited_passages(app_configs: Any = None, databases: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """A cited passage whose words changed around the database's trigger (`manage.py check --database default`).
+
+    Tagged `database`, so Django runs it only when asked to read a database,
+    never on `runserver` or `migrate`; the audit's `passage-text-changed` finds the same.
+    """
+    if not databases:
+        return []
+    from archive.audit.text_checks import changed_passages
+
+    try:
+        found = [f"{seen.record}: {seen.message}" for seen in changed_passages()]
+    except DatabaseError:
+        return []  # not migrated yet: no passages to compare
+    if not found:
+        return []
+    return [
+        Error(
+            f"{len(found)} cited passage(s) or quote(s) no longer match: " + "; ".join(found[:5]),
+            hint="A passage's text was changed under its citations without re-anchoring them: restore the text "
+            "or bring the new text in with `import_source --replace`.",
+            id="archive.E003",
+        )
+    ]

@@ -8,9 +8,11 @@ the fixtures alike:
   come from fiction; an account nobody cites is the curator's and is not;
 * `fiction=exclude` drops fictional accounts before choosing, so a historical
   event whose only dated account is a novel's has no date in the default view;
-* the best rank wins (preferred, then normal; deprecated never); for a
-  single-valued field the first of the best is the value, for a multi-valued
-  field (an event's places) every live account is.
+* the best rank wins (preferred, then normal; deprecated never), except
+  that what a source states always comes before what the archive infers: an
+  inferred account is never preferred over a stated one of the same field
+  (`preference`); for a single-valued field the first of the best is the
+  value, for a multi-valued field (an event's places) every live account is.
 
 The record's own columns (`Event.date`, `earliest`, `latest`, `locations`,
 `Participation.role` …) hold the value of its own nature: the historical
@@ -30,7 +32,14 @@ from django.db import models, transaction
 from django.utils.translation import gettext as _
 
 from archive.models import Citation, Event, Location, Participation, Person, Post, Statement, Status
-from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, Basis, StatementField, parse_coordinates
+from archive.models.statements import (
+    FIELDS_OF,
+    MULTI_VALUED,
+    Basis,
+    StatementField,
+    parse_coordinates,
+    preference,
+)
 from archive.services.support import support_problems
 
 
@@ -49,6 +58,18 @@ class Account:
     @property
     def value(self) -> str:
         return self.statement.value
+
+    @property
+    def basis(self) -> str:
+        return self.statement.basis
+
+    @property
+    def premises(self) -> list[Citation]:
+        """Of an inferred account: the passages it is inferred from, once each, in the source's order."""
+        seen: dict[int, Citation] = {}
+        for citation in sorted(self.citations, key=lambda c: (c.passage.source_id, c.passage.seq)):
+            seen.setdefault(citation.passage_id, citation)
+        return list(seen.values())
 
 
 def _approved_citations(statement: Statement) -> list[Citation]:
@@ -83,7 +104,7 @@ def accounts_by_field(statements: Iterable[Statement], *, exclude_fiction: bool)
         if account is not None:
             entries.append(account)
     for entries in found.values():
-        entries.sort(key=lambda a: (RANK_ORDER.get(a.rank, 9), a.statement.position, a.statement.pk or 0))
+        entries.sort(key=lambda a: preference(a.statement))
     return found
 
 
@@ -199,6 +220,24 @@ def check_citations(*, statement: Statement, citations: Iterable[Citation]) -> N
         )
 
 
+def check_basis(*, statement: Statement, citations: Sequence[Citation]) -> None:
+    """An inference rests on cited premises and is never preferred over what a source states."""
+    if statement.basis == Basis.INFERRED and not citations:
+        raise ValidationError({"citations": _("An inferred account cites the passages it is inferred from.")})
+    if statement.basis != Basis.INFERRED or statement.rank != "preferred" or statement.field in MULTI_VALUED:
+        return
+    name = statement.target_field
+    stated = Statement.objects.filter(**{f"{name}_id": getattr(statement, f"{name}_id")}, field=statement.field)
+    stated = stated.exclude(basis=Basis.INFERRED).exclude(rank="deprecated").exclude(status=Status.REJECTED)
+    if statement.pk is not None:
+        stated = stated.exclude(pk=statement.pk)
+    if first := stated.first():
+        raise ValidationError(
+            {"rank": _("An inferred account is not preferred over the stated “%(value)s” (%(slug)s) of the same "
+                       "field; rank it normal.") % {"value": first.value, "slug": first.slug}}
+        )
+
+
 @transaction.atomic
 def statement_create(
     *,
@@ -211,13 +250,17 @@ def statement_create(
     earliest: dt.datetime | None = None,
     latest: dt.datetime | None = None,
     note: str = "",
-    slug: str = "",
     basis: str = Basis.STATED,
     reasoning: str = "",
     reference: str = "",
+    slug: str = "",
     by: Any = None,
 ) -> Statement:
-    """A new draft statement of `target`, checked, resting on `citations` (all of `target`) that say its value."""
+    """A new draft statement of `target`, checked, resting on `citations` (all of `target`) that say its value.
+
+    An inferred account cites its premises and says how the value follows; a
+    reference account names the work that gives it.
+    """
     statement = Statement(
         **_target_kwargs(target),
         field=field_name,
@@ -236,6 +279,7 @@ def statement_create(
     statement.slug = slug or _free_slug(statement)
     statement.full_clean()
     check_citations(statement=statement, citations=citations)
+    check_basis(statement=statement, citations=citations)
     check_support(statement=statement, citations=list(citations))
     statement.save()
     statement.citations.set(citations)

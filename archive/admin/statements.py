@@ -3,8 +3,12 @@
 A statement is reviewed like every curated record. The form names one record
 (the model's CHECK constraint refuses two), the field it states, the value in
 the field's canonical form (`Statement.clean()` checks it and fills an event
-date's bounds from its EDTF when none are given) and the citations of that
-same record that give the value (`archive.statements.check_citations`).
+date's bounds from its EDTF when none are given), the citations of that
+same record that give the value (`archive.statements.check_citations`) and
+its basis: stated (a cited quote says the value; the form lists the quotes),
+inferred (the citations are the premises and the reasoning says how the value
+follows; never preferred over a stated account, `archive.statements.check_basis`)
+or a named reference.
 A reviewer who has approved statements writes their choice into the records'
 own columns (which lists filter and sort on) with the action
 "Show the chosen values on their records" (`archive.statements.statement_apply`).
@@ -18,12 +22,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from archive import statements
 from archive.models import Statement
-from archive.models.statements import STATEMENT_TARGETS
+from archive.models.statements import STATEMENT_TARGETS, Basis
 
 from .base import CuratedAdmin
 from .citations import field_label
@@ -47,16 +53,30 @@ class StatementForm(forms.ModelForm):
         model = Statement
         fields = [
             "slug", *STATEMENT_TARGETS, "field", "value", "as_written", "earliest", "latest", "rank", "position",
-            "note", "citations",
+            "note", "basis", "reasoning", "reference", "citations",
         ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["basis"].required = False  # left out, an account is stated, as the model's default says
+
+    def clean_basis(self) -> str:
+        return self.cleaned_data.get("basis") or Basis.STATED
 
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
         cited = cleaned.get("citations")
         if cited is not None and not self.errors:
-            probe = Statement(**{name: cleaned.get(name) for name in STATEMENT_TARGETS})
+            probe = Statement(
+                pk=self.instance.pk,
+                field=cleaned.get("field") or "",
+                rank=cleaned.get("rank") or "",
+                basis=cleaned.get("basis") or "",
+                **{name: cleaned.get(name) for name in STATEMENT_TARGETS},
+            )
             statements.check_citations(statement=probe, citations=list(cited))
+            statements.check_basis(statement=probe, citations=list(cited))
             # A stated account must be said by one of these quotes (the message names what is missing).
             account = Statement(**{
                 name: cleaned.get(name, getattr(self.instance, name))
@@ -70,17 +90,30 @@ class StatementForm(forms.ModelForm):
 @admin.register(Statement)
 class StatementAdmin(CuratedAdmin):
     form = StatementForm
-    list_display = ("slug", "field", "value", "as_written", "rank", "status", "modified_by")
-    list_filter = ("status", "field", "rank", StatementTargetFilter)
+    list_display = ("slug", "field", "value", "as_written", "rank", "basis", "status", "modified_by")
+    list_filter = ("status", "field", "rank", "basis", StatementTargetFilter)
     list_select_related = ("modified_by",)
-    search_fields = ("slug", "value", "as_written", "note")
+    search_fields = ("slug", "value", "as_written", "note", "reasoning", "reference")
     autocomplete_fields = ("event", "participation", "post", "person", "location", "citations")
     fieldsets = [
         (None, {"fields": ("slug", "event", "participation", "post", "person", "location", "field")}),
         (_("Value"), {"fields": ("value", "as_written", "earliest", "latest", "rank", "position", "note")}),
-        (_("Evidence"), {"fields": ("citations",)}),
+        (_("Evidence"), {"fields": ("basis", "citations", "cited_quotes", "reasoning", "reference")}),
     ]
+    readonly_fields = ("cited_quotes",)
     actions = (*CuratedAdmin.actions, "apply_to_records")
+
+    @admin.display(description=_("cited quotes"))
+    def cited_quotes(self, statement: Statement) -> str:
+        """The words each citation quotes, where the curator checks that one says the value (or that the
+        premises of an inference are all here)."""
+        if statement.pk is None:
+            return "-"
+        cited = statement.citations.select_related("passage__source").order_by("passage__source__slug", "passage__seq")
+        lines = [(f"{c.passage.source.slug} §{c.passage.seq}", c.quote) for c in cited]
+        if not lines:
+            return str(_("No citation yet."))
+        return format_html_join(mark_safe("<br>"), "{}: «{}»", lines)
 
     @admin.action(description=_("Show the chosen values on their records"), permissions=["review"])
     def apply_to_records(self, request: HttpRequest, queryset: QuerySet) -> None:

@@ -38,7 +38,7 @@ from archive.models import (
     UnitAlias,
 )
 from archive.models.registry import TARGET_FIELDS
-from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, parse_coordinates
+from archive.models.statements import FIELDS_OF, MULTI_VALUED, RANK_ORDER, Basis, parse_coordinates, preference
 
 # A page of nested records holds a thousand links; resolving each through the
 # URL resolver was a tenth of the time of a page. Each route is resolved once,
@@ -203,7 +203,7 @@ def visible_accounts(record: Any) -> dict[str, list[Statement]]:
     for statement in getattr(record, "visible_statements", ()):
         grouped.setdefault(statement.field, []).append(statement)
     for entries in grouped.values():
-        entries.sort(key=lambda st: (RANK_ORDER.get(st.rank, 9), st.position, st.pk))
+        entries.sort(key=preference)
     return grouped
 
 
@@ -220,6 +220,9 @@ def statement_account(statement: Statement, request: Any) -> dict[str, Any]:
         "earliest": _moment(statement.earliest),
         "latest": _moment(statement.latest),
         "rank": statement.rank,
+        "basis": statement.basis,
+        "reasoning": statement.reasoning,
+        "reference": statement.reference,
         "fictional": bool(getattr(statement, "fictional", False)),
         "note": statement.note,
         "citations": [nested_citation(citation, request) for citation in getattr(statement, "visible_citations", ())],
@@ -249,6 +252,14 @@ class StatementAccountSerializer(serializers.Serializer):
     earliest = serializers.DateTimeField(allow_null=True)
     latest = serializers.DateTimeField(allow_null=True)
     rank = serializers.ChoiceField(choices=list(RANK_ORDER))
+    basis = serializers.ChoiceField(
+        choices=Basis.values,
+        help_text="stated: a cited quote says the value; inferred: it follows from the cited passages (the "
+        "premises), as `reasoning` says, and is never shown over a stated account; reference: no text of the "
+        "archive gives it, the work named in `reference` does.",
+    )
+    reasoning = serializers.CharField(help_text="Of an inferred account: how the value follows from its citations.")
+    reference = serializers.CharField(help_text="Of a reference account: the work that gives the value.")
     fictional = serializers.BooleanField(help_text="All its citations come from fiction.")
     note = serializers.CharField()
     citations = NestedCitationSerializer(many=True)

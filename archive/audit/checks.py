@@ -51,8 +51,23 @@ from archive.text.normalize import fold
 
 from .findings import Finding, Level
 
-# (record, message, passages), or with a fourth item: the note stored with the value that explains it.
-Found = tuple[models.Model | None, str, list[Passage]] | tuple[models.Model | None, str, list[Passage], str]
+
+@dataclass(frozen=True)
+class Seen:
+    """A finding that also names the field and the words it is about (what the audit prints beside the record)."""
+
+    record: models.Model | None
+    message: str
+    passages: list[Passage]
+    field: str = ""
+    quote: str = ""
+    explained: str = ""
+
+
+# (record, message, passages), or with a fourth item: the note stored with the value that explains it; or a `Seen`.
+Found = (
+    tuple[models.Model | None, str, list[Passage]] | tuple[models.Model | None, str, list[Passage], str] | Seen
+)
 
 APPROVED = Status.APPROVED
 
@@ -65,7 +80,20 @@ class Check:
     find: Callable[[], Iterable[Found]]
 
     def run(self) -> Iterator[Finding]:
-        for record, message, passages, *explained in self.find():
+        for found in self.find():
+            if isinstance(found, Seen):
+                yield Finding(
+                    level=self.level,
+                    code=self.code,
+                    record=found.record,
+                    message=found.message,
+                    passages=found.passages,
+                    explained_by=found.explained,
+                    field=found.field,
+                    quote=found.quote,
+                )
+                continue
+            record, message, passages, *explained = found
             yield Finding(
                 level=self.level,
                 code=self.code,
@@ -490,7 +518,14 @@ def unranked_conflict() -> Iterator[Found]:
         if len(distinct) > 1 and not any(s.rank == Rank.PREFERRED for s in values):
             first = values[0]
             listed = "; ".join(f"“{s.value}” ({s.get_rank_display()})" for s in values)
-            yield first.target, f"its {first.field} has {len(distinct)} values and none is preferred: {listed}", []
+            cited = [c for s in values for c in s.citations.filter(status=APPROVED).select_related("passage__source")]
+            yield Seen(
+                first.target,
+                f"its {first.field} has {len(distinct)} values and none is preferred: {listed}",
+                list({c.passage_id: c.passage for c in cited}.values()),
+                field=first.field,
+                quote=" / ".join(s.as_written or s.value for s in values),
+            )
 
 
 # --------------------------------------------------------------------------- curation
@@ -505,6 +540,10 @@ def stale_note() -> Iterator[Found]:
         if named:
             slugs = model.objects.filter(slug__in=named).values_list("slug", flat=True)
             existing |= {(_field(model), slug) for slug in slugs}
+    passage_notes = {note.record for note in notes if note.model == "passage"}
+    if passage_notes:
+        rows = Passage.objects.filter(source__slug__in={key.rsplit("-", 1)[0] for key in passage_notes})
+        existing |= {("passage", f"{slug}-{seq}") for slug, seq in rows.values_list("source__slug", "seq")}
     for note in notes:
         if (note.model, note.record) not in existing:
             yield note, f"the note names {note.model} {note.record}, which does not exist", []

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from archive.models import CuratorNote
 
+from . import text_checks  # noqa: F401  (registers the checks that read the text)
 from .checks import CHECKS
 from .findings import LEVELS, Finding, Level
 

@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 
 from archive import dating
 from archive import search as search_index
+from archive.db.cited_passages import rewriting
 from archive.models import Citation, DocumentVersion, Language, Passage, PassageRole, Source, SourceKind, Status
 from archive.services.authorship import save_as
 from archive.text.segment import Segment, sha256_text
@@ -250,9 +251,12 @@ def _replace(
                 setattr(passage, k, v)
             changed.append(passage)
     fields = ["text", "start", "end", "sha256", "role", "quotes"]
-    Passage.objects.bulk_update(changed, fields, batch_size=BATCH_SIZE)
-    record_history(Passage, changed, history_type="~", reason=reason)
     n_old, n_new = len(old), len(source_file.segments)
+    # The database refuses to change a cited passage's words except here, where every citation is re-anchored
+    # in the same transaction (`archive.db.cited_passages`).
+    with rewriting(p.pk for p in changed):
+        Passage.objects.bulk_update(changed, fields, batch_size=BATCH_SIZE)
+        record_history(Passage, changed, history_type="~", reason=reason)
     added = insert_passages(source, source_file.segments[n_old:], roles[n_old:], quotes=quotes[n_old:], reason=reason)
     id_at = [p.pk for p in old[:n_new]] + [p.pk for p in added]
 

@@ -32,6 +32,8 @@ class NoteModel(models.TextChoices):
     EVENT = "event", _("event")
     PARTICIPATION = "participation", _("participation")
     CITATION = "citation", _("citation")
+    # A passage is named `<source slug>-<seq>`: history-nanjing-retreat-9.
+    PASSAGE = "passage", _("passage")
 
 
 class CuratorNoteManager(models.Manager["CuratorNote"]):

@@ -83,6 +83,22 @@ class Basis(models.TextChoices):
     REFERENCE = "reference", _("reference")
 
 
+def preference(statement: Statement) -> tuple[int, int, int, int, int]:
+    """Sort key of the accounts of one field, the one to show first.
+
+    Deprecated last; then what a source states (or a named reference gives)
+    before what the archive infers, whatever their ranks, so that an inferred
+    account is never preferred over a stated one; then rank, order, id.
+    """
+    return (
+        statement.rank == Rank.DEPRECATED,
+        statement.basis == Basis.INFERRED,
+        RANK_ORDER.get(statement.rank, 9),
+        statement.position,
+        statement.pk or 0,
+    )
+
+
 def _exactly_one_target() -> Q:
     condition = Q()
     for chosen in STATEMENT_TARGETS:

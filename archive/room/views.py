@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from archive import selectors
-from archive.models import Curated, Event, Location, Person, Release, Source, Unit
+from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
 from archive.room import battle, edition, places, reading
 from archive.room import timeline as timelines
@@ -68,7 +68,8 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
             "field": stated,
             "accounts": [
                 {"account": account, "chosen": account in stated.shown,
-                 "citations": _citations(account.citations, mode)}
+                 "citations": _citations(account.citations, mode),
+                 "premises": _citations(account.premises, mode) if account.basis == Basis.INFERRED else []}
                 for account in stated.accounts
             ],
         }

@@ -60,3 +60,35 @@ def test_the_form_refuses_a_stated_value_its_quote_does_not_say(admin_client) ->
     page = response.content.decode()
     assert "do not state this value" in page and "12日傍晚5点" in page and "12日傍晚6点" in page
     assert not Statement.objects.exists()
+
+
+def _add(client, event: Event, evidence, **fields):  # type: ignore[no-untyped-def]
+    data = {"slug": f"{event.slug}--date-{Statement.objects.count() + 1}", "event": event.pk, "field": "date",
+            "value": "1937-12-12", "rank": "normal", "position": 0, "citations": [evidence.pk],
+            "as_written": "12日傍晚5点", "note": "", "basis": "stated", "reasoning": "", "reference": "", **fields}
+    return client.post(reverse("admin:archive_statement_add"), data)
+
+
+def test_the_curator_chooses_the_basis_and_an_inference_says_why(admin_client) -> None:
+    text = source()
+    leaving = approved(Event(slug="leaving", title="离开", kind="movement"))
+    evidence = cite(text.passages.get(seq=1), "12日傍晚5点", event=leaving)
+    response = _add(admin_client, leaving, evidence, basis="inferred")
+    assert response.status_code == 200 and not Statement.objects.exists()  # the model's rule: a reasoning
+    response = _add(admin_client, leaving, evidence, basis="inferred", reasoning="the meeting came first")
+    assert response.status_code == 302
+    inferred = Statement.objects.get()
+    assert (inferred.basis, inferred.reasoning) == ("inferred", "the meeting came first")
+    page = admin_client.get(change_url(inferred)).content.decode()
+    assert "«12日傍晚5点»" in page and 'name="reasoning"' in page and 'name="basis"' in page
+
+
+def test_an_inference_is_not_preferred_over_a_stated_account(admin_client) -> None:
+    text = source()
+    leaving = approved(Event(slug="leaving", title="离开", kind="movement"))
+    evidence = cite(text.passages.get(seq=1), "12日傍晚5点", event=leaving)
+    assert _add(admin_client, leaving, evidence).status_code == 302
+    response = _add(admin_client, leaving, evidence, value="1937-12-13", rank="preferred", basis="inferred",
+                    reasoning="a day later")
+    assert response.status_code == 200 and "not preferred over the stated" in response.content.decode()
+    assert Statement.objects.count() == 1

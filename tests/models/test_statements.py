@@ -216,3 +216,47 @@ def test_conflicting_values_without_a_preferred_one(meeting: Event, texts: tuple
     first = accounts[0].statement
     first.rank = "preferred"
     assert not statements.conflicts(accounts)
+
+
+# --- the basis: stated, inferred, reference -------------------------------------------------------
+
+
+def test_an_inference_gives_its_reasoning_and_a_reference_its_work(meeting: Event) -> None:
+    with pytest.raises(ValidationError):
+        _statement(event=meeting, basis="inferred").full_clean()
+    with pytest.raises(DB_ERRORS), transaction.atomic():
+        _statement(event=meeting, basis="inferred").save()
+    with pytest.raises(DB_ERRORS), transaction.atomic():
+        _statement(event=meeting, basis="reference").save()
+    with pytest.raises(DB_ERRORS), transaction.atomic():
+        _statement(event=meeting, basis="guessed").save()
+    _statement(event=meeting, basis="reference", reference="Who's Who in China, 1936, p. 228").full_clean()
+
+
+def test_an_inference_cites_its_premises(meeting: Event, texts: tuple) -> None:
+    with pytest.raises(ValidationError, match="inferred from"):
+        statements.statement_create(target=meeting, field_name="date", value="1937-12-12", basis="inferred",
+                                    reasoning="the order was issued that evening")
+
+
+def test_an_inference_is_never_preferred_over_what_a_source_states(meeting: Event, texts: tuple) -> None:
+    history_cite, memoir_cite, _novel = texts
+    stated = approved(statements.statement_create(
+        target=meeting, field_name="date", value="1937-12-12", citations=[history_cite],
+        earliest=_at(12, 17), latest=_at(12, 17, 59, 59), as_written="12月12日傍晚5点"))
+    with pytest.raises(ValidationError, match="not preferred over the stated"):
+        statements.statement_create(target=meeting, field_name="date", value="1937-12-11", rank="preferred",
+                                    citations=[memoir_cite], basis="inferred", reasoning="the day before")
+    # Ranked preferred behind the service's back (a fixture), it still does not win: the stated account does.
+    inferred = approved(statements.statement_create(
+        target=meeting, field_name="date", value="1937-12-11", citations=[memoir_cite], basis="inferred",
+        reasoning="the day before"))
+    Statement.objects.filter(pk=inferred.pk).update(rank="preferred")
+    accounts = statements.accounts_by_field(Statement.objects.filter(event=meeting), exclude_fiction=True)["date"]
+    assert [a.statement.pk for a in accounts] == [stated.pk, inferred.pk]
+    assert statements.chosen(accounts, "date")[0].statement == stated
+    statements.statement_apply(record=meeting)
+    meeting.refresh_from_db()
+    assert (meeting.date, meeting.date_text) == ("1937-12-12", "12月12日傍晚5点")
+    # Alone, an inference is the value, and its premises are its cited passages.
+    assert statements.chosen(accounts[1:], "date")[0].premises == [memoir_cite]

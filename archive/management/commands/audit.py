@@ -26,6 +26,18 @@ class Command(BaseCommand):
         if options["format"] == "json":
             payload = {
                 "summary": report.counts() | {"explained": len(report.explained)},
+                # Every check that ran, found something or not, so that a new check shows in CI's output.
+                "checks": [
+                    {
+                        "code": c.code,
+                        "level": str(c.level),
+                        "summary": c.summary,
+                        "findings": sum(1 for f in report.open if f.code == c.code),
+                        "explained": sum(1 for f in report.explained if f.code == c.code),
+                    }
+                    for c in CHECKS
+                    if not options["codes"] or c.code in options["codes"]
+                ],
                 "findings": [f.as_dict() for f in report.findings],
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=1))
@@ -35,6 +47,8 @@ class Command(BaseCommand):
                 where = ", ".join(f"{p.source.slug} §{p.seq}" for p in finding.passages)
                 record = f"{finding.model} {finding.slug}" if finding.record is not None else "-"
                 line = f"{finding.level.upper():7} {finding.code:28} {record}: {finding.message}"
+                if finding.field:
+                    line += f"\n        {finding.field}: «{finding.quote}»" if finding.quote else f" ({finding.field})"
                 if where:
                     line += f" [{where}]"
                 if finding.explained_by:
