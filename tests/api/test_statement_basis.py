@@ -23,8 +23,8 @@ def _uncached(settings: Any) -> None:
     settings.API_CACHE_SECONDS = 0
 
 
-def _at(hour: int, minute: int = 0) -> dt.datetime:
-    return dt.datetime(1937, 12, 12, hour, minute, tzinfo=NANJING)
+def _at(hour: int, minute: int = 0, second: int = 0) -> dt.datetime:
+    return dt.datetime(1937, 12, 12, hour, minute, second, tzinfo=NANJING)
 
 
 def test_accounts_carry_basis_reasoning_and_reference(api: ApiClient) -> None:
@@ -34,7 +34,7 @@ def test_accounts_carry_basis_reasoning_and_reference(api: ApiClient) -> None:
     after = cite(history.passages.get(seq=2), "会后各部于当晚撤退", event=meeting)
     stated = approved(statements.statement_create(
         target=meeting, field_name="date", value="1937-12-12", citations=[said], as_written="12月12日傍晚5点",
-        earliest=_at(17), latest=_at(17, 59)))
+        earliest=_at(17), latest=_at(17, 59, 59)))  # the whole hour 傍晚5点 gives
     inferred = approved(statements.statement_create(
         target=meeting, field_name="date", value="1937-12-12", citations=[said, after], earliest=_at(17),
         latest=_at(19), basis="inferred", reasoning="the units left the same evening, after the meeting"))
