@@ -28,8 +28,9 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from archive import statements
-from archive.models import Statement
+from archive.models import Citation, Statement
 from archive.models.statements import STATEMENT_TARGETS, Basis
+from archive.services.support import support_problems
 
 from .base import CuratedAdmin
 from .citations import field_label
@@ -105,15 +106,28 @@ class StatementAdmin(CuratedAdmin):
 
     @admin.display(description=_("cited quotes"))
     def cited_quotes(self, statement: Statement) -> str:
-        """The words each citation quotes, where the curator checks that one says the value (or that the
-        premises of an inference are all here)."""
+        """The words each citation quotes, each marked with what it does for the account: for a stated
+        account, whether the quote alone states the value (`archive.services.support`); for an inferred
+        one, that it is a premise."""
         if statement.pk is None:
             return "-"
         cited = statement.citations.select_related("passage__source").order_by("passage__source__slug", "passage__seq")
-        lines = [(f"{c.passage.source.slug} §{c.passage.seq}", c.quote) for c in cited]
+        lines = [(f"{c.passage.source.slug} §{c.passage.seq}", c.quote, self._what_it_does(statement, c))
+                 for c in cited]
         if not lines:
             return str(_("No citation yet."))
-        return format_html_join(mark_safe("<br>"), "{}: «{}»", lines)
+        return format_html_join(mark_safe("<br>"), "{}: «{}» — {}", lines)
+
+    @staticmethod
+    def _what_it_does(statement: Statement, citation: Citation) -> str:
+        if statement.basis == Basis.INFERRED:
+            return str(_("a premise"))
+        if statement.basis == Basis.REFERENCE:
+            return str(_("not needed: the reference gives the value"))
+        problems = support_problems(statement, [citation])
+        if not problems:
+            return str(_("states the value"))
+        return str(_("does not state it alone: %(problem)s") % {"problem": problems[0]})
 
     @admin.action(description=_("Show the chosen values on their records"), permissions=["review"])
     def apply_to_records(self, request: HttpRequest, queryset: QuerySet) -> None:

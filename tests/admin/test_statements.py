@@ -92,3 +92,18 @@ def test_an_inference_is_not_preferred_over_a_stated_account(admin_client) -> No
                     reasoning="a day later")
     assert response.status_code == 200 and "not preferred over the stated" in response.content.decode()
     assert Statement.objects.count() == 1
+
+
+def test_the_form_says_which_cited_quote_states_the_value(admin_client) -> None:
+    text = source()
+    leaving = approved(Event(slug="leaving", title="离开", kind="movement", date="1937-12-12"))
+    says = cite(text.passages.get(seq=1), "12日傍晚5点", event=leaving)
+    other_words = text.passages.get(seq=1).text.replace("12日傍晚5点", "").strip("，。 ")[:4]
+    silent = cite(text.passages.get(seq=1), other_words, event=leaving)
+    statement = statements.statement_create(
+        target=leaving, field_name="date", value="1937-12-12", citations=[says, silent], as_written="12日傍晚5点",
+        earliest=dt.datetime(1937, 12, 12, 17, tzinfo=NANJING),
+        latest=dt.datetime(1937, 12, 12, 17, 59, 59, tzinfo=NANJING))
+    page = admin_client.get(change_url(statement)).content.decode()
+    assert "«12日傍晚5点» — states the value" in page
+    assert f"«{other_words}» — does not state it alone" in page
