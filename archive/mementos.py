@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.http import Http404
 from django.utils import timezone
@@ -31,9 +32,10 @@ from django.utils.translation import gettext as _
 
 from archive.models import Citation, Curated, LocationAlias, PersonName, Release, Status, UnitAlias
 from archive.models.citations import TARGET_FIELDS
+from archive.models.revisions import Revision, RevisionState
 
-__all__ = ["PARAMETERS", "BadValue", "Memento", "asked", "document", "fields", "latest", "moment", "number",
-           "published"]
+__all__ = ["PARAMETERS", "BadValue", "Memento", "asked", "changed_by", "document", "fields", "latest", "moment",
+           "number", "published"]
 
 PARAMETERS = ("as_of", "release", "version")
 # Names and aliases are part of a record's document; read as of the moment too.
@@ -173,3 +175,10 @@ def document(model: type[Curated], state: Any, at: dt.datetime) -> dict[str, Any
             for row in sorted(rows, key=lambda r: r.slug) if row.status == Status.APPROVED
         ]
     return found
+
+
+def changed_by(model: type[models.Model], record_id: int, version: int) -> Revision | None:
+    """The approved revision that published ``version`` of the record, if a revision did (approval is one step)."""
+    return (Revision.objects.filter(record_type=ContentType.objects.get_for_model(model), record_id=record_id,
+                                    state=RevisionState.APPROVED, base_version=version - 1)
+            .only("pk", "reviewed_at").order_by("-reviewed_at", "-pk").first())
