@@ -23,6 +23,8 @@ from typing import TypeVar
 
 from django.http import Http404
 from django.utils.http import http_date
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,7 +32,8 @@ from rest_framework.response import Response
 from archive import mementos
 from archive.models import Curated, Release, Status
 
-__all__ = ["LIST_PARAMETERS", "PARAMETERS", "asked", "memento_list", "memento_response"]
+__all__ = ["DETAIL_SCHEMA", "LIST_PARAMETERS", "LIST_SCHEMA", "PARAMETERS", "asked", "memento_list",
+           "memento_response"]
 
 PARAMETERS = mementos.PARAMETERS
 T = TypeVar("T")
@@ -122,3 +125,24 @@ def memento_list(model: type[Curated], request: Request) -> Response:
     response["Memento-Datetime"] = http_date(moment.timestamp())
     response["Link"] = f'<{base}>; rel="original latest-version"'
     return response
+
+
+_AS_OF = OpenApiParameter(
+    "as_of", OpenApiTypes.STR, OpenApiParameter.QUERY,
+    description="Answer as published at this moment, read from the history: a date (2026-12-01, the end of that "
+    "day, UTC) or an ISO 8601 moment (2026-12-01T12:00Z). The answer carries `Memento-Datetime` and `Link` "
+    "headers (RFC 7089). Not with `release` or `version`; a value that cannot be read is a 400 naming it.",
+)
+_RELEASE = OpenApiParameter(
+    "release", OpenApiTypes.INT, OpenApiParameter.QUERY,
+    description="Answer as release N holds it (a whole number from 1); a release that does not exist, or does not "
+    "hold the record, is a 404. Not with `as_of` or `version`.",
+)
+_VERSION = OpenApiParameter(
+    "version", OpenApiTypes.INT, OpenApiParameter.QUERY,
+    description="The record's published version N (a whole number from 1): the permanent link every memento gives. "
+    "A version never published is a 404. Not with `as_of` or `release`.",
+)
+# A record's detail takes any one of the three; a list takes `as_of` or `release` and no filters with them.
+DETAIL_SCHEMA = [_AS_OF, _RELEASE, _VERSION]
+LIST_SCHEMA = [_AS_OF, _RELEASE]
