@@ -31,7 +31,7 @@ def _shown_in(mode: FictionMode, fictional: bool) -> bool:
     return {FictionMode.EXCLUDE: not fictional, FictionMode.ONLY: fictional}.get(mode, True)
 
 
-def _facts(model: type[Curated], state: Any, document: dict[str, Any]) -> list[tuple[str, Any]]:
+def _facts(model: type[Curated], document: dict[str, Any]) -> list[tuple[str, Any]]:
     """The record's other own fields then, by their names, leaving out links to other records and empty ones."""
     facts = []
     for field in model._meta.concrete_fields:
@@ -78,7 +78,7 @@ def page(request: HttpRequest, mode: FictionMode, model: type[Curated], slug: st
         "fictional": fictional,
         "heading": document.get("name") or document.get("title") or state.slug,
         "document": document,
-        "facts": _facts(model, state, document),
+        "facts": _facts(model, document),
         "names": document.get("names") or document.get("aliases") or [],
         "citations": _citations(document, mode),
         "current_url": current,
