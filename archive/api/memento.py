@@ -18,142 +18,43 @@ A record not published at that moment is a 404 that says so.
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
-from django.db import models
 from django.http import Http404
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import http_date
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from archive.models import Citation, Curated, LocationAlias, PersonName, Release, Status, UnitAlias
-from archive.models.citations import TARGET_FIELDS
+from archive import mementos
+from archive.models import Curated, Release, Status
 
-__all__ = ["LIST_PARAMETERS", "PARAMETERS", "asked", "memento_list", "memento_response"]
+__all__ = ["DETAIL_SCHEMA", "LIST_PARAMETERS", "LIST_SCHEMA", "PARAMETERS", "asked", "memento_list",
+           "memento_response"]
 
-PARAMETERS = ("as_of", "release", "version")
-# Names and aliases are part of a record's document; read as of the moment too.
-_CHILDREN: dict[str, tuple[type[models.Model], str, str, tuple[str, ...]]] = {
-    "archive.person": (PersonName, "person", "names", ("name", "kind")),
-    "archive.unit": (UnitAlias, "unit", "aliases", ("name",)),
-    "archive.location": (LocationAlias, "location", "aliases", ("name",)),
-}
-_HIDDEN = {"created_by_id", "modified_by_id", "reviewed_by_id", "review_note", "history_user_id", "fictional"}
+PARAMETERS = mementos.PARAMETERS
+T = TypeVar("T")
 
 
 def asked(request: Request) -> bool:
-    return any(name in request.query_params for name in PARAMETERS)
+    return mementos.asked(request.query_params)
 
 
-def _moment(text: str) -> dt.datetime:
+def _read(reading: Callable[[], T]) -> T:
+    """A value the reading cannot take is DRF's 400 naming the parameter."""
     try:
-        moment = parse_datetime(text) if "T" in text or " " in text else None
-        if moment is None:
-            day = parse_date(text) if len(text) == 10 else None
-            moment = dt.datetime.combine(day, dt.time.max) if day is not None else None
-    except (ValueError, OverflowError):  # well formed, but no such day or time
-        moment = None
-    if moment is None:
-        raise ValidationError({"as_of": ["Give a date (2026-12-01) or an ISO 8601 moment (2026-12-01T12:00Z)."]})
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment, dt.UTC)
-    return moment
-
-
-def _number(request: Request, name: str) -> int:
-    text = request.query_params[name]
-    if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) < 1:
-        raise ValidationError({name: ["Give a whole number from 1."]})
-    return int(text)
-
-
-def _latest(rows: models.QuerySet) -> list[Any]:
-    """The latest history row of each id among ``rows``, leaving out ids whose latest row is a deletion."""
-    seen: dict[Any, Any] = {}
-    for row in rows.order_by("id", "-history_date", "-history_id"):
-        seen.setdefault(row.id, row)
-    return [row for row in seen.values() if row.history_type != "-"]
-
-
-def _published_row(model: type[Curated], slug: str, request: Request) -> tuple[Any, dt.datetime]:
-    """The history row of the state asked for, and the moment its names and citations are read at."""
-    history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
-    named = history._default_manager.filter(slug=slug).order_by("-history_date", "-history_id").first()
-    if named is None:
-        raise Http404("No record has this name.")
-    rows = history._default_manager.filter(id=named.id)
-    given = [name for name in PARAMETERS if name in request.query_params]
-    if len(given) > 1:
-        raise ValidationError({given[1]: [f"Give one of {', '.join(PARAMETERS)}, not several."]})
-    if given == ["as_of"]:
-        moment = _moment(request.query_params["as_of"])
-        state = rows.filter(history_date__lte=moment).order_by("-history_date", "-history_id").first()
-        if state is None or state.history_type == "-" or state.status != Status.APPROVED:
-            raise Http404(f"{model._meta.verbose_name} {slug} was not published at {moment.isoformat()}.")
-        return state, moment
-    read_at: dt.datetime | None = None
-    if given == ["release"]:
-        number = _number(request, "release")
-        release = Release.objects.filter(number=number).only("published", "made_at").first()
-        if release is None:
-            raise Http404(f"There is no release {number}.")
-        version = release.published.get(model._meta.label_lower, {}).get(str(named.id))
-        if version is None:
-            raise Http404(f"{model._meta.verbose_name} {slug} is not in release {number}.")
-        rows = rows.filter(history_date__lte=release.made_at)
-        read_at = release.made_at
-    else:
-        version = _number(request, "version")
-    state = rows.filter(version=version, status=Status.APPROVED).order_by("-history_date", "-history_id").first()
-    if state is None:
-        raise Http404(f"{model._meta.verbose_name} {slug} was never published as version {version}.")
-    return state, read_at or _published_until(rows, state)
-
-
-def _published_until(rows: models.QuerySet, state: Any) -> dt.datetime:
-    """The last moment ``state`` was the record's published state: just before the next history row, or now."""
-    following = rows.filter(history_date__gt=state.history_date).order_by("history_date").first()
-    return following.history_date - dt.timedelta(microseconds=1) if following is not None else timezone.now()
-
-
-def _fields(row: Any, model: type[models.Model]) -> dict[str, Any]:
-    values = {}
-    for field in model._meta.concrete_fields:
-        if field.primary_key or field.attname in _HIDDEN or not hasattr(row, field.attname):
-            continue
-        value = getattr(row, field.attname)
-        values[field.attname] = value.isoformat() if hasattr(value, "isoformat") else value
-    return values
-
-
-def _document(model: type[Curated], state: Any, moment: dt.datetime) -> dict[str, Any]:
-    document = _fields(state, model)
-    child = _CHILDREN.get(model._meta.label_lower)
-    if child is not None:
-        child_model, parent_field, key, shown = child
-        history = child_model.history.model  # type: ignore[attr-defined]  # simple-history adds it
-        rows = _latest(history._default_manager.filter(**{f"{parent_field}_id": state.id}, history_date__lte=moment))
-        document[key] = sorted(({name: getattr(row, name) for name in shown} for row in rows),
-                               key=lambda item: tuple(str(v) for v in item.values()))
-    target = next((f for f in TARGET_FIELDS if Citation._meta.get_field(f).related_model is model), None)
-    if target is not None:
-        history = Citation.history.model
-        rows = _latest(history._default_manager.filter(**{f"{target}_id": state.id}, history_date__lte=moment))
-        document["citations"] = [
-            {"slug": row.slug, "passage": row.passage_id, "quote": row.quote, "start": row.start, "end": row.end,
-             "claim": row.claim, "rank": row.rank}
-            for row in sorted(rows, key=lambda r: r.slug) if row.status == Status.APPROVED
-        ]
-    return document
+        return reading()
+    except mementos.BadValue as bad:
+        raise ValidationError({bad.name: [bad.message]}) from bad
 
 
 def memento_response(model: type[Curated], slug: str, request: Request) -> Response:
     """The record ``slug`` as published then, marked as a memento of its current document."""
-    state, moment = _published_row(model, slug, request)
+    found = _read(lambda: mementos.published(model, slug, request.query_params))
+    state, moment = found.state, found.read_at
     current = request.build_absolute_uri(request.path)
     permanent = f"{current}?version={state.version}"
     document = {
@@ -165,7 +66,7 @@ def memento_response(model: type[Curated], slug: str, request: Request) -> Respo
             "permalink": permanent,
             "current": current,
         },
-        **_document(model, state, moment),
+        **mementos.document(model, state, moment),
     }
     response = Response(document)
     response["Memento-Datetime"] = http_date(state.history_date.timestamp())
@@ -181,7 +82,7 @@ _LIST_KEEPS = {"as_of", "release", "page", "page_size", "format"}
 def _count(request: Request, name: str, default: int, largest: int) -> int:
     if name not in request.query_params:
         return default
-    return min(_number(request, name), largest)
+    return min(_read(lambda: mementos.number(request.query_params, name)), largest)
 
 
 def memento_list(model: type[Curated], request: Request) -> Response:
@@ -200,15 +101,15 @@ def memento_list(model: type[Curated], request: Request) -> Response:
     history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
     versions: dict[str, int] | None = None
     if given == ["release"]:
-        number = _number(request, "release")
+        number = _read(lambda: mementos.number(request.query_params, "release"))
         release = Release.objects.filter(number=number).only("published", "made_at").first()
         if release is None:
             raise Http404(f"There is no release {number}.")
         moment = release.made_at
         versions = release.published.get(model._meta.label_lower, {})
     else:
-        moment = _moment(request.query_params["as_of"])
-    states = [row for row in _latest(history._default_manager.filter(history_date__lte=moment))
+        moment = _read(lambda: mementos.moment(request.query_params["as_of"]))
+    states = [row for row in mementos.latest(history._default_manager.filter(history_date__lte=moment))
               if row.status == Status.APPROVED and (versions is None or versions.get(str(row.id)) == row.version)]
     states.sort(key=lambda row: row.slug)
     size = _count(request, "page_size", 50, 200)
@@ -218,9 +119,30 @@ def memento_list(model: type[Curated], request: Request) -> Response:
     response = Response({
         "count": len(states),
         "memento": {"read_as_of": moment.isoformat(), "current": base},
-        "results": [{**_fields(row, model), "version": row.version,
+        "results": [{**mementos.fields(row, model), "version": row.version,
                      "permalink": f"{base}{row.slug}/?version={row.version}"} for row in shown],
     })
     response["Memento-Datetime"] = http_date(moment.timestamp())
     response["Link"] = f'<{base}>; rel="original latest-version"'
     return response
+
+
+_AS_OF = OpenApiParameter(
+    "as_of", OpenApiTypes.STR, OpenApiParameter.QUERY,
+    description="Answer as published at this moment, read from the history: a date (2026-12-01, the end of that "
+    "day, UTC) or an ISO 8601 moment (2026-12-01T12:00Z). The answer carries `Memento-Datetime` and `Link` "
+    "headers (RFC 7089). Not with `release` or `version`; a value that cannot be read is a 400 naming it.",
+)
+_RELEASE = OpenApiParameter(
+    "release", OpenApiTypes.INT, OpenApiParameter.QUERY,
+    description="Answer as release N holds it (a whole number from 1); a release that does not exist, or does not "
+    "hold the record, is a 404. Not with `as_of` or `version`.",
+)
+_VERSION = OpenApiParameter(
+    "version", OpenApiTypes.INT, OpenApiParameter.QUERY,
+    description="The record's published version N (a whole number from 1): the permanent link every memento gives. "
+    "A version never published is a 404. Not with `as_of` or `release`.",
+)
+# A record's detail takes any one of the three; a list takes `as_of` or `release` and no filters with them.
+DETAIL_SCHEMA = [_AS_OF, _RELEASE, _VERSION]
+LIST_SCHEMA = [_AS_OF, _RELEASE]

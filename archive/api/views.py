@@ -310,6 +310,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         mode = fiction_mode(self.request)
         return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
 
+    @extend_schema(parameters=memento.LIST_SCHEMA)
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if memento.asked(request):  # read from the history, never from the stored documents
             return memento.memento_list(type(self).model, request)
@@ -356,6 +357,7 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         record = get_object_or_404(self.base_queryset(), slug=self.kwargs["slug"])
         return get_object_or_404(type(self).select(self.detail_mode(record)), pk=record.pk)
 
+    @extend_schema(parameters=memento.DETAIL_SCHEMA)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if memento.asked(request):  # read from the history, never from the stored documents
             return memento.memento_response(type(self).model, self.kwargs["slug"], request)
@@ -412,6 +414,7 @@ class SourceViewSet(RecordViewSet):
     detail_renderers = [CSLRenderer, TeiRenderer]
     builders = {"csl": formats.csl_item}
 
+    @extend_schema(parameters=memento.DETAIL_SCHEMA)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.output_format() != "tei":
             return super().retrieve(request, *args, **kwargs)

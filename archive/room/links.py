@@ -6,7 +6,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from archive.models import Citation, Event, Location, Person, Source, Unit
+from archive.models import Citation, Event, Location, Passage, Person, Source, Unit
 from archive.models.registry import FictionMode
 
 # Passages per page of an edition: a long source is read a page at a time.
@@ -52,3 +52,15 @@ def target_url(citation: Citation, mode: FictionMode) -> str | None:
         return record_url(participation.event, mode) + f"#participation-{participation.slug}"
     target = citation.target
     return record_url(target, mode) if target is not None else None
+
+
+def passage_url(passage: Passage, mode: FictionMode) -> str:
+    """A passage in the edition of its source."""
+    page = edition_page(passage.seq)
+    path = reverse("room:source", kwargs={"slug": passage.source.slug})
+    return _with_mode(path, mode, **({"page": page} if page > 1 else {})) + f"#p-{passage.seq}"
+
+
+def page_url(route: str, slug: str, mode: FictionMode) -> str:
+    """A record's current page by its route, in the reader's mode."""
+    return _with_mode(reverse(route, kwargs={"slug": slug}), mode)

@@ -17,10 +17,10 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
-from archive import selectors
+from archive import mementos, selectors
 from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
-from archive.room import battle, edition, places, reading
+from archive.room import battle, edition, memento, places, reading
 from archive.room import timeline as timelines
 from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
 from archive.room.stated import stated_fields
@@ -51,6 +51,27 @@ def reads_mode(view: View) -> View:
     wrapped.__name__ = view.__name__
     wrapped.__doc__ = view.__doc__
     return wrapped
+
+
+def versioned(model: type[Curated], route: str) -> Callable[[View], View]:
+    """A record page that also answers ``?as_of=``, ``?release=`` or ``?version=`` with the record as published then."""
+
+    def decorate(view: View) -> View:
+        def wrapped(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+            if mementos.asked(request.GET):
+                return memento.page(request, mode, model, slug, route)
+            return view(request, mode, slug)
+
+        wrapped.__name__ = view.__name__
+        wrapped.__doc__ = view.__doc__
+        return wrapped
+
+    return decorate
+
+
+def _revision(record: Curated) -> Any:
+    """The approved revision that published the record's current version, if one did."""
+    return mementos.changed_by(type(record), record.pk, record.version)
 
 
 def _visible(queryset: QuerySet, mode: FictionMode, slug: str, field: str = "fictional") -> Any:
@@ -94,10 +115,12 @@ def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 
 
 @reads_mode
+@versioned(Person, "room:person")
 def person(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     record = _visible(selectors.persons(mode), mode, slug)
     context = {
         "record": record,
+        "revision": _revision(record),
         "stated": _accounts(record, mode),
         "citations": _citations(record.visible_citations, mode),
         "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode)}
@@ -112,10 +135,12 @@ def person(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
 
 
 @reads_mode
+@versioned(Unit, "room:unit")
 def unit(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     record = _visible(selectors.units(mode), mode, slug)
     context = {
         "record": record,
+        "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "children": [(child, record_url(child, mode)) for child in record.visible_children],
         "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode),
@@ -126,10 +151,12 @@ def unit(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
 
 
 @reads_mode
+@versioned(Location, "room:place")
 def place(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     record = _visible(selectors.locations(mode), mode, slug)
     context = {
         "record": record,
+        "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "stated": _accounts(record, mode),
         "citations": _citations(record.visible_citations, mode),
@@ -139,10 +166,12 @@ def place(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
 
 
 @reads_mode
+@versioned(Event, "room:event")
 def event(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     record = _visible(selectors.events(mode), mode, slug)
     context = {
         "record": record,
+        "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "children": [(child, record_url(child, mode)) for child in record.visible_children],
         "places": [(p, record_url(p, mode)) for p in record.locations.all()],
@@ -196,6 +225,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         shown.append({"passage": passage, "runs": edition.runs(passage.text, notes), "notes": notes})
     context = {
         "record": record,
+        "revision": _revision(record),
         "passages": shown,
         "page": page,
         "pages": range(1, pages + 1) if pages > 1 else range(0),

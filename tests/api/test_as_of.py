@@ -10,7 +10,7 @@ from django.test import Client
 from django.utils import timezone
 
 from archive.importing.releases import make_release
-from archive.models import Location, Passage, Person, PersonName
+from archive.models import Location, Passage, Person, PersonName, Revision
 from archive.services import records, revisions
 from tests.factories import approved, cite, source_with_text, user
 
@@ -94,7 +94,9 @@ def test_a_record_page_shows_its_version_and_a_permanent_link_that_answers_it(hi
     tang = Person.objects.get(slug="tang")
     link = f"/api/v1/persons/tang/?version={tang.version}"
     published = timezone.localtime(tang.reviewed_at)  # the page shows the archive's own time zone
-    assert f"Version {tang.version}, published {published:%Y-%m-%d}." in page and f'href="{link}"' in page
+    revision = Revision.objects.get(record_id=tang.pk, state="approved")  # the fixture's change came through it
+    assert (f"Version {tang.version}, published {published:%Y-%m-%d}, changed by revision {revision.pk}." in page
+            and f'href="{link}"' in page)
     assert Client().get(link).json()["description"] == tang.description
 
 

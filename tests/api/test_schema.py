@@ -86,6 +86,21 @@ def test_schema_documents_formats_fiction_and_pagination(world: World, openapi: 
     assert csl["application/vnd.citationstyles.csl+json"]["schema"]["type"] == "array"
 
 
+def test_schema_documents_reads_as_of_a_date_release_or_version(world: World, openapi: dict[str, Any]) -> None:
+    for path in OPERATIONS:
+        if path.startswith(("/api/v1/citations/", "/api/v1/passages/")) or path.endswith("/passages/"):
+            continue
+        parameters = _parameters(openapi["paths"][path]["get"])
+        expected = {"as_of", "release", "version"} if path.endswith("}/") else {"as_of", "release"}
+        assert expected <= set(parameters), path
+        assert parameters["as_of"]["schema"]["type"] == "string" and "ISO 8601" in parameters["as_of"]["description"]
+        assert parameters["release"]["schema"]["type"] == "integer", path
+        if path.endswith("}/"):
+            assert parameters["version"]["schema"]["type"] == "integer", path
+        else:
+            assert "version" not in parameters, path
+
+
 def test_spectacular_validates_without_warnings(tmp_path: Any) -> None:
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
     assert (tmp_path / "schema.yaml").read_text().startswith("openapi: 3")

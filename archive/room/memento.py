@@ -1,0 +1,98 @@
+"""A record page as published at a moment, in a release or as a version: `?as_of=`, `?release=`, `?version=`.
+
+The state comes from `archive.mementos`, the same reading the API answers
+with, so a page and its data agree. The page says it is not the current
+version and links to it; ``Memento-Datetime`` and ``Link`` mark it as a
+memento (RFC 7089).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import http_date
+from django.utils.translation import gettext as _
+
+from archive import mementos
+from archive.models import Curated, Passage
+from archive.models.registry import FictionMode
+from archive.room import reading
+from archive.room.links import page_url, passage_url
+
+# Fields a reader does not read as the record's content: bookkeeping, or shown elsewhere on the page.
+_NOT_SHOWN = {"slug", "status", "version", "created_at", "updated_at", "reviewed_at", "name", "title",
+              "description", "history_id", "history_date", "history_type", "history_change_reason"}
+
+
+def _shown_in(mode: FictionMode, fictional: bool) -> bool:
+    return {FictionMode.EXCLUDE: not fictional, FictionMode.ONLY: fictional}.get(mode, True)
+
+
+def _facts(model: type[Curated], document: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The record's other own fields then, by their names, leaving out links to other records and empty ones."""
+    facts = []
+    for field in model._meta.concrete_fields:
+        value = document.get(field.attname)
+        if field.attname in _NOT_SHOWN or field.is_relation or value in (None, "", [], {}):
+            continue
+        if field.choices:
+            value = dict(field.flatchoices).get(value, value)
+        facts.append((str(field.verbose_name), value))
+    return facts
+
+
+def _citations(document: dict[str, Any], mode: FictionMode) -> list[dict[str, Any]]:
+    """The citations published then, each linked to its passage in the current edition of its source."""
+    cited = document.get("citations", [])
+    passages = Passage.objects.filter(pk__in={c["passage"] for c in cited}).select_related("source").only(
+        "pk", "seq", "source__slug", "source__title", "source__is_fiction")
+    by_pk = {passage.pk: passage for passage in passages}
+    shown = []
+    for citation in cited:
+        passage = by_pk.get(citation["passage"])
+        if passage is None or not _shown_in(mode.nested, passage.source.is_fiction):
+            continue
+        shown.append({"citation": citation, "passage": passage, "url": passage_url(passage, mode)})
+    return shown
+
+
+def page(request: HttpRequest, mode: FictionMode, model: type[Curated], slug: str, route: str) -> HttpResponse:
+    """The record ``slug`` as published then; a value that cannot be read is the room's 400 naming it."""
+    try:
+        found = mementos.published(model, slug, request.GET)
+    except mementos.BadValue as bad:
+        raise reading.BadParameter(bad.name, bad.message) from bad
+    state = found.state
+    # Whether a record is fiction is derived, not kept in its history: its current flag decides.
+    fictional = bool(model._default_manager.filter(pk=state.id).values_list("fictional", flat=True).first())
+    if not _shown_in(mode, fictional):
+        raise Http404(_("No record has this name."))
+    document = mementos.document(model, state, found.read_at)
+    current = page_url(route, state.slug, mode)
+    permanent = reverse(route, kwargs={"slug": state.slug}) + f"?version={state.version}"
+    context = {
+        "state": state,
+        "fictional": fictional,
+        "heading": document.get("name") or document.get("title") or state.slug,
+        "document": document,
+        "facts": _facts(model, document),
+        "names": document.get("names") or document.get("aliases") or [],
+        "citations": _citations(document, mode),
+        "current_url": current,
+        "permanent_url": permanent,
+        "revision": mementos.changed_by(model, state.id, state.version),
+        "read_at": found.read_at if "as_of" in request.GET else None,
+        "mode": mode,
+        "fiction_on": mode is not FictionMode.EXCLUDE,
+        "keep": reading.query_suffix(mode),
+    }
+    response = render(request, "room/memento.html", context)
+    published = http_date(state.history_date.timestamp())
+    response["Memento-Datetime"] = published
+    response["Link"] = (f'<{request.build_absolute_uri(reverse(route, kwargs={"slug": state.slug}))}>; '
+                        f'rel="original latest-version", '
+                        f'<{request.build_absolute_uri(permanent)}>; rel="memento"; datetime="{published}"')
+    return response
