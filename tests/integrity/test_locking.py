@@ -22,6 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from archive.importing.spreadsheets import PersonResource
 from archive.locking import ConcurrentEdit
 from archive.models import Person, Status
+from archive.services import decisions
 from tests.admin.helpers import change_url, client_for, form_data, person, user
 
 pytestmark = pytest.mark.django_db
@@ -98,7 +99,9 @@ def test_review_transitions_are_locked_too() -> None:
     editing.modified_by = author
     editing.save()
     with pytest.raises(ConcurrentEdit):
-        curation.approve(stale, by=reviewer, without_evidence="test")  # atomic itself
+        curation.approve(
+            stale, by=reviewer, without_evidence="test", shown=decisions.record_pin(stale)
+        )  # atomic itself
     assert Person.objects.get(pk=tang.pk).status == Status.IN_REVIEW
 
 
