@@ -2,7 +2,9 @@
 
 As a review in Gerrit binds to one patch set, every approval or rejection
 names the state it was made on: a pin, written into the page beside the
-buttons and posted with the decision. A record in review is pinned by its
+buttons and posted with the decision. The decision services require it of
+every caller; code that decides on what it read itself computes it with
+`record_pin` or `revision_pin` when it reads. A record in review is pinned by its
 version and the versions of the citations shown as its evidence; a pending
 revision by its own version, the published record's version and a digest of
 what it publishes (its stored change and, for a merge, everything the merge
