@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from archive.locking import ConcurrentEdit
 from archive.models import TARGET_FIELDS, Citation, Curated, Status
 from archive.services import decisions
 from archive.services.authorship import mark
@@ -79,9 +80,13 @@ def _pin(record: Curated, shown: str) -> None:
 
     The record's save then claims the pinned version, so that an edit
     committed after this check still makes the decision fail in the database.
+    A copy of `record` older than the state pinned is refused too: saving it
+    would write its older fields over the state the reviewer read.
     """
     stored = type(record)._default_manager.select_for_update().get(pk=record.pk)
-    record.version = decisions.check_record(stored, shown)
+    pinned = decisions.check_record(stored, shown)
+    if record.version != pinned:
+        raise ConcurrentEdit(record, loaded_version=record.version, using=stored._state.db or "default")
 
 
 @transaction.atomic

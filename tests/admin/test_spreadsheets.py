@@ -116,6 +116,10 @@ def test_an_import_that_changes_an_approved_record_proposes_a_revision(curator: 
     with pytest.raises(PermissionDenied):
         revisions.approve_revision(revision=revision, by=importing_reviewer, shown=decisions.revision_pin(revision))
     assert published(tang)["description"] == ""
+    # The second import changed the change: the reviewer decides on it as it now reads.
+    with pytest.raises(decisions.StaleDecision, match="edited after you read it"):
+        revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
+    revision.refresh_from_db()
     revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     tang.refresh_from_db()
     assert tang.description == "新的" and tang.status == Status.APPROVED
