@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from archive.models import Citation, Passage, Source, Status
+from archive.services import decisions
 from archive.services import review as curation
 from archive.text.segment import sha256_text, split_passages
 
@@ -50,7 +51,7 @@ def approved(record: Any, *, author: User | None = None, reviewer: User | None =
         curation.submit(record, by=author)
     # Records built for a test rarely carry citations; the rule that evidence
     # comes first is tested on its own (tests/services/test_review.py).
-    return curation.approve(record, by=reviewer, without_evidence=NO_EVIDENCE)
+    return curation.approve(record, by=reviewer, without_evidence=NO_EVIDENCE, shown=decisions.record_pin(record))
 
 
 def publish_change(record: Any, **changes: Any) -> Any:
@@ -66,7 +67,7 @@ def publish_change(record: Any, **changes: Any) -> Any:
         setattr(fresh, name, value)
     revision = records.record_update(record=fresh, by=author)
     if revision is not None:
-        revisions.approve_revision(revision=revision, by=reviewer)
+        revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     return type(record)._default_manager.get(pk=record.pk)
 
 
@@ -84,7 +85,7 @@ def in_status(record: Any, status: str) -> Any:
         return record
     curation.submit(record, by=author)
     if status == Status.REJECTED:
-        curation.reject(record, by=reviewer, note="not in the source")
+        curation.reject(record, by=reviewer, note="not in the source", shown=decisions.record_pin(record))
     return record
 
 

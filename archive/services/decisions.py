@@ -2,7 +2,9 @@
 
 As a review in Gerrit binds to one patch set, every approval or rejection
 names the state it was made on: a pin, written into the page beside the
-buttons and posted with the decision. A record in review is pinned by its
+buttons and posted with the decision. The decision services require it of
+every caller; code that decides on what it read itself computes it with
+`record_pin` or `revision_pin` when it reads. A record in review is pinned by its
 version and the versions of the citations shown as its evidence; a pending
 revision by its own version, the published record's version and a digest of
 what it publishes (its stored change and, for a merge, everything the merge
@@ -74,12 +76,19 @@ def _moves(revision: Revision) -> list[list[str]]:
         return [[str(part) for part in row] for row in what_moves(survivor, duplicate)]
 
 
-def revision_pin(revision: Revision, record_version: int) -> str:
+def revision_pin(revision: Revision, record_version: int | None = None) -> str:
     """The pin of a pending revision: its version, the published record's version, a digest of what it publishes.
 
     The digest covers the stored change and, for a merge, everything the merge
     would move, so that it does not depend on the language of the page.
+    `record_version` is the published record's version the reader saw; without
+    it, the version stored now (a caller that reads the record itself).
     """
+    if record_version is None:
+        record = revision.record()
+        if record is None:
+            raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
+        record_version = record.version
     return f"{revision.version}.{record_version}.{_digest([revision.changes, _moves(revision)])}"
 
 
@@ -94,7 +103,7 @@ def _unpinned(what: str) -> StaleDecision:
     )
 
 
-def check_record(record: Curated, shown: str | None) -> int:
+def check_record(record: Curated, shown: str) -> int:
     """Refuse a decision on `record` (as stored now) made on another state; the pinned version if not."""
     version_text, _sep, digest = (shown or "").partition(".")
     if not version_text.isdigit() or not digest:
@@ -118,7 +127,7 @@ def check_record(record: Curated, shown: str | None) -> int:
     return pinned
 
 
-def check_revision(revision: Revision, record: Curated, shown: str | None) -> None:
+def check_revision(revision: Revision, record: Curated, shown: str) -> None:
     """Refuse a decision on `revision` (locked, as stored now) made on another state of it or its record."""
     parts = (shown or "").split(".")
     if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():

@@ -11,7 +11,6 @@ the reviewer says why in a note, which the history keeps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from archive.locking import ConcurrentEdit
 from archive.models import TARGET_FIELDS, Citation, Curated, Status
 from archive.services import decisions
 from archive.services.authorship import mark
@@ -75,16 +75,18 @@ def _save(record: Curated, *, by: Any, reason: str) -> None:
     record.save_transition()
 
 
-def _pin(record: Curated, shown: str | None) -> None:
-    """Hold a decision to the state its reviewer read (`archive.services.decisions`), when it names one.
+def _pin(record: Curated, shown: str) -> None:
+    """Hold a decision to the state its reviewer read (`archive.services.decisions`); one that names none is refused.
 
     The record's save then claims the pinned version, so that an edit
     committed after this check still makes the decision fail in the database.
+    A copy of `record` older than the state pinned is refused too: saving it
+    would write its older fields over the state the reviewer read.
     """
-    if shown is None:
-        return
     stored = type(record)._default_manager.select_for_update().get(pk=record.pk)
-    record.version = decisions.check_record(stored, shown)
+    pinned = decisions.check_record(stored, shown)
+    if record.version != pinned:
+        raise ConcurrentEdit(record, loaded_version=record.version, using=stored._state.db or "default")
 
 
 @transaction.atomic
@@ -102,12 +104,13 @@ def submit(record: Curated, *, by: Any) -> Curated:
 
 @transaction.atomic
 def approve(
-    record: Curated, *, by: Any, note: str = "", without_evidence: str = "", shown: str | None = None
+    record: Curated, *, by: Any, shown: str, note: str = "", without_evidence: str = ""
 ) -> Curated:
     """Publish a record in review; `without_evidence` is the reviewer's reason to publish one with no citation.
 
-    `shown` is the pin of the state the reviewer read (`archive.services.decisions.record_pin`):
-    every decision a person makes in the admin names it.
+    `shown` is the pin of the state the decider read (`archive.services.decisions.record_pin`),
+    required of every caller: the queue and the admin actions post the one their page showed,
+    code that decides on a record it read itself computes it from that record.
     """
     if record.status != Status.IN_REVIEW:
         raise ValidationError(
@@ -139,7 +142,8 @@ def approve(
 
 
 @transaction.atomic
-def reject(record: Curated, *, by: Any, note: str, shown: str | None = None) -> Curated:
+def reject(record: Curated, *, by: Any, note: str, shown: str) -> Curated:
+    """Send a record in review back to its authors; `shown` is the pin of what was read, as for `approve`."""
     if record.status != Status.IN_REVIEW:
         raise ValidationError(
             _("Only a record in review can be rejected; %(record)s is %(status)s.")
@@ -156,6 +160,3 @@ def reject(record: Curated, *, by: Any, note: str, shown: str | None = None) -> 
     _save(record, by=by, reason=f"rejected: {note}")
     return record
 
-
-def approve_all(records: Iterable[Curated], *, by: Any, note: str = "") -> list[Curated]:
-    return [approve(record, by=by, note=note) for record in records]

@@ -321,12 +321,13 @@ def _apply_children(parent: Curated, children: dict[str, dict[str, Any]], *, by:
 
 
 @transaction.atomic
-def approve_revision(*, revision: Revision, by: Any, note: str = "", shown: str | None = None) -> Curated | None:
+def approve_revision(*, revision: Revision, by: Any, shown: str, note: str = "") -> Curated | None:
     """Publish the revision: its changes are applied to the record in this one transaction.
 
-    `shown` is the pin of what the reviewer read (`archive.services.decisions.revision_pin`):
-    every decision a person makes in the admin names it. Returns the record
-    as now published (None when the revision deleted it).
+    `shown` is the pin of what the decider read (`archive.services.decisions.revision_pin`),
+    required of every caller: the queue posts the one its page showed, code that
+    decides on a change it read itself computes it from that change. Returns the
+    record as now published (None when the revision deleted it).
     """
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
@@ -334,8 +335,7 @@ def approve_revision(*, revision: Revision, by: Any, note: str = "", shown: str 
     record = model._default_manager.select_for_update().filter(pk=revision.record_id).first()
     if record is None:
         raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
-    if shown is not None:
-        decisions.check_revision(revision, record, shown)
+    decisions.check_revision(revision, record, shown)
     if record.version != revision.base_version:
         raise ValidationError(
             _(
@@ -414,16 +414,16 @@ def publish_row(record: Curated, *, by: Any, note: str, reason: str) -> None:
 
 
 @transaction.atomic
-def reject_revision(*, revision: Revision, by: Any, note: str, shown: str | None = None) -> Revision:
+def reject_revision(*, revision: Revision, by: Any, note: str, shown: str) -> Revision:
+    """Turn the change down; `shown` is the pin of what was read, as for `approve_revision`."""
     if not note.strip():
         raise ValidationError({"review_note": _("A rejection says why.")})
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
-    if shown is not None:
-        record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
-        if record is None:
-            raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
-        decisions.check_revision(revision, record, shown)
+    record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
+    if record is None:
+        raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
+    decisions.check_revision(revision, record, shown)
     _close(revision, RevisionState.REJECTED, by=by, note=note)
     return revision
 

@@ -46,13 +46,13 @@ def _bench_users() -> tuple[Any, Any]:
 
 def _edit_one_event(slugs: list[str], rng: random.Random, curator: Any, reviewer: Any) -> None:
     from archive.models import Event
-    from archive.services import records, revisions
+    from archive.services import decisions, records, revisions
 
     event = Event.objects.get(slug=rng.choice(slugs))
     event.description = f"{event.description.split(' · ')[0]} · {rng.randrange(10**6)}"
     revision = records.record_update(record=event, by=curator, reason="bench: a curator at work")
     if revision is not None:
-        revisions.approve_revision(revision=revision, by=reviewer)
+        revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
 
 
 class Curator(threading.Thread):

@@ -8,11 +8,12 @@ queue, and a reviewer reaches them all.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, reverse
+from django.urls import URLPattern, resolve, reverse
 
 from archive import roles
 from archive.admin import curator_urls
@@ -78,3 +79,38 @@ def test_curators_reach_every_page_but_the_review_queue_which_reviewers_reach() 
         # A page that only takes a POST answers 405 to a read: reached, not forbidden.
         assert as_reviewer in (200, 405), name
         assert as_curator == (403 if name in roles.REVIEWER_PAGES else as_reviewer), name
+
+
+def _links(html: str) -> set[str]:
+    """The curators' pages a page links to, by name."""
+    root = reverse("archive_curate:index")
+    names = set()
+    for href in re.findall(r'href="([^"#?]+)', html):
+        if href.startswith(root):
+            names.add(str(resolve(href).url_name))
+    return names
+
+
+@pytest.mark.parametrize("role", ["curator", "reviewer", None])
+def test_the_links_to_the_curators_pages_are_shown_only_to_those_who_may_open_them(role: str | None) -> None:
+    account = user(f"links-{role}", role=role) if role else user("links-bare-staff")
+    client = client_for(account)
+    shown_on = {"admin index": client.get(reverse("admin:index"))}
+    for name in ("index", "my_work"):
+        if roles.may_open(account, name):
+            shown_on[name] = client.get(reverse(f"archive_curate:{name}"))
+    linked: set[str] = set()
+    for where, response in shown_on.items():
+        assert response.status_code == 200, where
+        found = _links(response.content.decode())
+        for name in found:
+            assert roles.may_open(account, name), f"{where} links to {name}, which {account} may not open"
+            assert client.get(reverse(f"archive_curate:{name}")).status_code == 200, (where, name)
+        linked |= found
+    if role == "reviewer":
+        assert {"index", "review", "my_work", "audit"} <= linked
+    elif role == "curator":
+        assert "review" not in linked and {"index", "my_work", "audit"} <= linked
+        assert client.get(reverse("archive_curate:review")).status_code == 403  # the link it no longer shows
+    else:
+        assert linked == set() and "Curators' pages" not in shown_on["admin index"].content.decode()

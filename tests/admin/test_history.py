@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from archive.models import Event, Source, Status
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from tests.admin.helpers import change_url, client_for, event, form_data, location, person, source, user
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,7 @@ def edit(client, record, **changes: str) -> None:
 def approve_pending(record, by: User) -> None:
     pending = revisions.pending_revision(record)
     assert pending is not None, "the edit is pending review"
-    revisions.approve_revision(revision=pending, by=by)
+    revisions.approve_revision(revision=pending, by=by, shown=decisions.revision_pin(pending))
 
 
 def test_history_shows_who_when_and_a_field_diff(curator: User, reviewer: User) -> None:
@@ -78,8 +78,8 @@ def test_a_revert_proposes_the_old_version_and_the_published_one_stays(curator: 
     assert pending.changes["fields"] == {"description": "卫戍司令长官"}
     # The revert is reviewed by someone other than the one who reverted.
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending, by=curator)
-    revisions.approve_revision(revision=pending, by=other)
+        revisions.approve_revision(revision=pending, by=curator, shown=decisions.revision_pin(pending))
+    revisions.approve_revision(revision=pending, by=other, shown=decisions.revision_pin(pending))
     tang.refresh_from_db()
     assert tang.description == "卫戍司令长官" and tang.status == Status.APPROVED
     latest = tang.history.latest()
@@ -129,9 +129,11 @@ def test_a_revert_proposes_the_old_links_and_writes_none(curator: User, reviewer
     nanjing = location(slug="nanjing", name="南京", parent=None)
     shanghai = location(slug="shanghai", name="上海", parent=None)
     happening = event(slug="leave")
-    revisions.approve_revision(revision=_propose_links(happening, [shanghai], curator), by=reviewer)
+    to_shanghai = _propose_links(happening, [shanghai], curator)
+    revisions.approve_revision(revision=to_shanghai, by=reviewer, shown=decisions.revision_pin(to_shanghai))
     old = happening.history.order_by("history_date", "history_id").last()  # at 上海
-    revisions.approve_revision(revision=_propose_links(happening, [nanjing], curator), by=reviewer)
+    to_nanjing = _propose_links(happening, [nanjing], curator)
+    revisions.approve_revision(revision=to_nanjing, by=reviewer, shown=decisions.revision_pin(to_nanjing))
     assert list(Event.objects.get(pk=happening.pk).locations.all()) == [nanjing]
 
     client = client_for(curator)
@@ -147,7 +149,9 @@ def test_a_revert_proposes_the_old_links_and_writes_none(curator: User, reviewer
     pending = revisions.pending_revision(happening)
     assert pending is not None and pending.kind == "revert"
     assert pending.changes["m2m"] == {"locations": [shanghai.pk]}
-    revisions.approve_revision(revision=pending, by=user("hist-reviewer-3", role="reviewer"))
+    revisions.approve_revision(
+        revision=pending, by=user("hist-reviewer-3", role="reviewer"), shown=decisions.revision_pin(pending)
+    )
     assert list(Event.objects.get(pk=happening.pk).locations.all()) == [shanghai]
 
 

@@ -29,8 +29,8 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from archive.services import decisions, revisions
 from archive.services import review as curation
-from archive.services import revisions
 from archive.services.merges import merge
 from tests.admin.helpers import changelist, client_for, event, location, participation, person, post, source, unit, user
 from tests.factories import cite
@@ -55,8 +55,8 @@ def merged(survivor: Any, duplicate: Any, *, by: User, reviewer: User) -> Any:
     assert type(duplicate).objects.filter(pk=duplicate.pk, status=Status.APPROVED).exists()
     assert not SlugRedirect.objects.filter(old_slug=duplicate.slug).exists()
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=by)
-    return revisions.approve_revision(revision=revision, by=reviewer)
+        revisions.approve_revision(revision=revision, by=by, shown=decisions.revision_pin(revision))
+    return revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
 
 
 def test_merging_people_moves_names_posts_participations_and_citations(curator: User, reviewer: User) -> None:
@@ -82,9 +82,9 @@ def test_merging_people_moves_names_posts_participations_and_citations(curator: 
     assert Citation.objects.get(pk=evidence.pk).person == twin
     assert SlugRedirect.objects.resolve("person", "tang-mengxiao") is None
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
 
-    survivor = revisions.approve_revision(revision=revision, by=reviewer)
+    survivor = revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
 
     assert not Person.objects.filter(slug="tang-mengxiao").exists()
     names = dict(tang.names.values_list("name", "kind"))
@@ -113,7 +113,9 @@ def test_two_drafts_merge_at_once_and_the_survivor_goes_to_review(curator: User)
     assert survivor.status == Status.IN_REVIEW and survivor.modified_by == curator and survivor.reviewed_by is None
     assert survivor.history.latest().history_user == curator
     with pytest.raises(PermissionDenied):
-        curation.approve(survivor, by=curator, without_evidence="a test without citations")
+        curation.approve(
+            survivor, by=curator, without_evidence="a test without citations", shown=decisions.record_pin(survivor)
+        )
 
 
 def test_a_published_record_is_not_merged_into_a_draft(curator: User) -> None:
@@ -183,7 +185,7 @@ def test_a_failed_merge_changes_nothing(curator: User, reviewer: User, monkeypat
     monkeypatch.setattr(merging, "_redirect", broken)
     revision = merge(survivor=tang, duplicate=twin, by=curator)
     with pytest.raises(RuntimeError):
-        revisions.approve_revision(revision=revision, by=reviewer)
+        revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     assert Person.objects.filter(slug="twin").exists()
     assert PersonName.objects.get(name="唐司令").person_id == twin.pk
     assert Person.objects.get(pk=tang.pk).status == Status.APPROVED
@@ -216,8 +218,8 @@ def test_the_admin_action_merges_into_the_chosen_survivor(curator: User, reviewe
     assert revision is not None and revision.kind == "merge" and revision.created_by == curator
     assert not twin.names.filter(name="唐生智").exists()
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
-    revisions.approve_revision(revision=revision, by=reviewer)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
+    revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     assert not Person.objects.filter(slug="tang").exists()
     twin.refresh_from_db()
     assert twin.status == Status.APPROVED and twin.names.filter(name="唐生智").exists()
@@ -267,6 +269,6 @@ def test_an_unreviewed_duplicate_with_content_is_not_merged_into_a_published_rec
     # Reviewed, the draft's content may be merged.
     revisions.withdraw_revision(revision=revisions.pending_revision(tang), by=curator)
     curation.submit(draft, by=curator)
-    curation.approve(draft, by=reviewer, without_evidence="见档案")
+    curation.approve(draft, by=reviewer, without_evidence="见档案", shown=decisions.record_pin(draft))
     merged(tang, Person.objects.get(pk=draft.pk), by=curator, reviewer=reviewer)
     assert set(tang.names.values_list("name", flat=True)) >= {"未经审核的别名", "唐孟潇"}

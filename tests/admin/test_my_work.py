@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from archive.models import Event, Location, Person, Revision, Status
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from archive.services import review as curation
 from tests.admin.helpers import client_for
 from tests.factories import approved, cite, source_with_text, user
@@ -65,13 +65,18 @@ def test_my_work_lists_records_by_state_with_the_reviewers_note(curator: User, r
     curation.submit(waiting, by=curator)
     refused = _draft(Location, curator, slug="refused", name="被退回的地点", kind="gate")
     curation.submit(refused, by=curator)
-    curation.reject(refused, by=reviewer, note="no source names this gate")
+    curation.reject(refused, by=reviewer, note="no source names this gate", shown=decisions.record_pin(refused))
     published = _draft(Event, curator, slug="published", title="新近发布的事件", kind="escape")
     curation.submit(published, by=curator)
-    curation.approve(published, by=reviewer, note="fine", without_evidence="an order of the day, to be imported")
+    curation.approve(
+        published, by=reviewer, note="fine", without_evidence="an order of the day, to be imported",
+        shown=decisions.record_pin(published),
+    )
     old = _draft(Event, curator, slug="old", title="很久以前发布的事件", kind="escape")
     curation.submit(old, by=curator)
-    curation.approve(old, by=reviewer, without_evidence="an order of the day, to be imported")
+    curation.approve(
+        old, by=reviewer, without_evidence="an order of the day, to be imported", shown=decisions.record_pin(old)
+    )
     Event.objects.filter(pk=old.pk).update(reviewed_at=timezone.now() - dt.timedelta(days=45))
     _draft(Person, reviewer, slug="not-mine", name="别人的草稿", side="chinese")
 
@@ -94,11 +99,12 @@ def test_my_work_lists_my_changes_of_published_records(curator: User, reviewer: 
     approved_one = approved(Event(slug="a", title="已批准的改动", kind="retreat"))
     others = approved(Event(slug="o", title="别人的改动", kind="retreat"))
     _propose(pending_one, curator, description="新的描述")
+    turned_down = _propose(rejected_one, curator, description="x")
     revisions.reject_revision(
-        revision=_propose(rejected_one, curator, description="x"), by=reviewer, note="the memoir says otherwise"
+        revision=turned_down, by=reviewer, note="the memoir says otherwise", shown=decisions.revision_pin(turned_down)
     )
     change = _propose(approved_one, curator, title="已批准的改动（新）")
-    revisions.approve_revision(revision=change, by=reviewer, note="ok")
+    revisions.approve_revision(revision=change, by=reviewer, note="ok", shown=decisions.revision_pin(change))
     _propose(others, reviewer, description="y")
 
     html = client_for(curator).get(URL).content.decode()
@@ -133,7 +139,9 @@ def test_the_readers_card_shows_why_a_citation_was_rejected(curator: User, revie
     source = source_with_text("唐生智于12日傍晚离开司令部。\n", slug="hist")
     event = approved(Event(slug="tang", title="唐生智离开南京", kind="escape"))
     citation = cite(source.passages.get(seq=1), "离开司令部", event=event, status=Status.IN_REVIEW)
-    curation.reject(citation, by=reviewer, note="the passage says 傍晚, not the night")
+    curation.reject(
+        citation, by=reviewer, note="the passage says 傍晚, not the night", shown=decisions.record_pin(citation)
+    )
     html = client_for(curator).get(reverse("archive_curate:reader", args=["hist"])).content.decode()
     card = html.split(f'data-citation="{citation.pk}"', 1)[1].split("</li>", 1)[0]
     assert 'class="rejection-note"' in card

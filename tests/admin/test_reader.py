@@ -330,7 +330,11 @@ def test_curators_index_lists_sources_with_reader_links(curator_client: Client, 
 def test_admin_index_links_to_the_curators_pages(curator_client: Client) -> None:
     html = curator_client.get("/admin/").content.decode()
     assert 'id="curate-links"' in html
-    assert 'href="/admin/curate/"' in html and 'href="/admin/curate/review/"' in html
+    assert 'href="/admin/curate/"' in html and 'href="/admin/curate/my-work/"' in html
+    assert 'href="/admin/curate/review/"' not in html  # a curator may not open the queue
+    reviewer = Client()
+    reviewer.force_login(user("index-reviewer", role="reviewer"))
+    assert 'href="/admin/curate/review/"' in reviewer.get("/admin/").content.decode()
 
 
 def test_reader_query_count_does_not_grow_with_citations(

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from archive.models import Citation, Location, Person, PersonName, Source, Status, Unit
 from archive.search import index as search_index
-from archive.services import review
+from archive.services import decisions, review
 from archive.text import anchor
 from tests.factories import approved, cite, source_with_text, user
 
@@ -164,9 +164,9 @@ def test_the_batch_makes_drafts_only_and_four_eyes_still_hold(client_of: Client,
     assert one is not None
     review.submit(one, by=curator)
     with pytest.raises(Exception, match="contributed"):
-        review.approve(one, by=curator)
+        review.approve(one, by=curator, shown=decisions.record_pin(one))
     reviewer = user("rev", role="reviewer")
-    assert review.approve(one, by=reviewer).status == Status.APPROVED
+    assert review.approve(one, by=reviewer, shown=decisions.record_pin(one)).status == Status.APPROVED
     # Nothing left to suggest: a second batch makes nothing.
     client_of.post(reverse("archive_curate:cite_all_mentions", args=[source.slug]))
     assert Citation.objects.filter(location=xiaguan).count() == 6

@@ -25,8 +25,8 @@ from archive.importing.spreadsheets import (
     SafeXLSX,
 )
 from archive.models import Citation, Event, Location, Person, PersonName, Post, Status, Unit
+from archive.services import decisions, revisions
 from archive.services import review as curation
-from archive.services import revisions
 from tests.admin.helpers import client_for, person, source, unit, user, world
 
 pytestmark = pytest.mark.django_db
@@ -90,8 +90,10 @@ def test_a_reviewers_import_enters_review_and_needs_another_reviewer(reviewer: U
     tang = Person.objects.get(slug="tang")
     assert tang.status == Status.IN_REVIEW and tang.modified_by == reviewer
     with pytest.raises(PermissionDenied, match="contributed"):
-        curation.approve(tang, by=reviewer)
-    curation.approve(tang, by=user(role="reviewer"), without_evidence="imported without citations")
+        curation.approve(tang, by=reviewer, shown=decisions.record_pin(tang))
+    curation.approve(
+        tang, by=user(role="reviewer"), without_evidence="imported without citations", shown=decisions.record_pin(tang)
+    )
 
 
 def test_an_import_that_changes_an_approved_record_proposes_a_revision(curator: User, reviewer: User) -> None:
@@ -107,14 +109,18 @@ def test_an_import_that_changes_an_approved_record_proposes_a_revision(curator: 
     assert revision.changes["fields"] == {"description": "新"}
     # The importer cannot approve it; another reviewer can.
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
     importing_reviewer = user(role="reviewer")
     run(PersonResource, [{"slug": "tang", "name": "唐生智", "side": "chinese", "description": "新的"}],
         importing_reviewer)
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=importing_reviewer)
+        revisions.approve_revision(revision=revision, by=importing_reviewer, shown=decisions.revision_pin(revision))
     assert published(tang)["description"] == ""
-    revisions.approve_revision(revision=revision, by=reviewer)
+    # The second import changed the change: the reviewer decides on it as it now reads.
+    with pytest.raises(decisions.StaleDecision, match="edited after you read it"):
+        revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
+    revision.refresh_from_db()
+    revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     tang.refresh_from_db()
     assert tang.description == "新的" and tang.status == Status.APPROVED
     assert published(tang)["description"] == "新的"
@@ -183,8 +189,8 @@ def test_importing_a_name_of_a_published_person_proposes_a_change_of_it(curator:
     revision = revisions.pending_revision(tang)
     assert revision is not None and revision.created_by == curator
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
-    revisions.approve_revision(revision=revision, by=reviewer)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
+    revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     assert tang.names.filter(name="唐孟潇", kind="courtesy").exists()
     assert [entry["name"] for entry in published(tang)["names"]] == ["唐孟潇"]
 

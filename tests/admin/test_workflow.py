@@ -14,7 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
 from archive.models import Person, PersonName, Status
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from archive.services import review as curation
 from tests.admin.helpers import (
     change_url,
@@ -166,7 +166,7 @@ def test_editing_an_approved_record_proposes_a_revision_and_keeps_it_published(r
     assert pending is not None and pending.changes["fields"] == {"description": "changed"}
     # Having proposed it, this reviewer may not approve it.
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending, by=reviewer)
+        revisions.approve_revision(revision=pending, by=reviewer, shown=decisions.revision_pin(pending))
     # The form shows the pending change to the next editor.
     again = client.get(change_url(tang))
     assert again.context["adminform"].form.initial["description"] == "changed"
@@ -197,8 +197,8 @@ def test_an_inline_change_of_a_published_record_is_part_of_its_revision(
     pending = revisions.pending_revision(tang)
     assert pending is not None
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending, by=reviewer)
-    revisions.approve_revision(revision=pending, by=other_reviewer)
+        revisions.approve_revision(revision=pending, by=reviewer, shown=decisions.revision_pin(pending))
+    revisions.approve_revision(revision=pending, by=other_reviewer, shown=decisions.revision_pin(pending))
     assert PersonName.objects.filter(person=tang, name="唐孟潇").exists()
     tang.refresh_from_db()
     assert tang.status == Status.APPROVED
@@ -209,7 +209,7 @@ def test_a_shell_call_cannot_approve_ones_own_record(reviewer: User) -> None:
     tang.save()
     curation.submit(tang, by=reviewer)
     with pytest.raises(PermissionDenied):
-        curation.approve(tang, by=reviewer)
+        curation.approve(tang, by=reviewer, shown=decisions.record_pin(tang))
     tang.status = Status.APPROVED
     with pytest.raises(ValidationError):
         tang.save()

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from archive.importing.releases import make_release
 from archive.models import Location, Passage, Person, PersonName, Revision
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,9 @@ def history() -> dict[str, dt.datetime]:
     tang = Person.objects.get(slug="tang")
     tang.description = "南京卫戍司令长官，12日傍晚离城"
     revision = records.record_update(record=tang, by=author)
-    revisions.approve_revision(revision=revision, by=reviewer, note="the order of 12 December says so")
+    revisions.approve_revision(
+        revision=revision, by=reviewer, note="the order of 12 December says so", shown=decisions.revision_pin(revision)
+    )
     return {"before": before, "published": published}
 
 

@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from archive.models import Person
+from archive.services import decisions, revisions
 from archive.services import merges as merging
-from archive.services import revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +27,10 @@ def test_old_slug_redirects_to_the_survivor(client) -> None:
     assert pending.status_code == 200 and pending.json()["name"] == "周澜"
     assert {c["quote"] for c in client.get("/api/v1/persons/zhou-lan/").json()["citations"]} == {"周斓"}
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=merger)
-    revisions.approve_revision(revision=revision, by=user("second-reviewer", role="reviewer"))
+        revisions.approve_revision(revision=revision, by=merger, shown=decisions.revision_pin(revision))
+    revisions.approve_revision(
+        revision=revision, by=user("second-reviewer", role="reviewer"), shown=decisions.revision_pin(revision)
+    )
 
     response = client.get("/api/v1/persons/zhou-lan-2/?fiction=include")
     assert response.status_code == 301

@@ -35,7 +35,7 @@ from archive.models import (
     StoredDocument,
     Unit,
 )
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from archive.services import review as curation
 from tests.api.world import World, cite
 from tests.factories import approved, in_status, publish_change, reviewer_pair
@@ -160,7 +160,7 @@ def test_a_published_record_brings_its_citations_into_the_passages_that_hold_the
                                  claim="c", person=person))
     assert json.loads(_get(path, {}))["citations"] == json.loads(_get(path, {}))["citations"]
     assert [c["id"] for c in json.loads(_get(path, {}))["citations"]] == before
-    curation.approve(person, by=User.objects.get(username="factory-reviewer"))
+    curation.approve(person, by=User.objects.get(username="factory-reviewer"), shown=decisions.record_pin(person))
     assert citation.pk in [c["id"] for c in json.loads(_get(path, {}))["citations"]]
     assert_same_documents(path)
 
@@ -172,7 +172,7 @@ def test_pruning_removes_only_the_documents_that_can_no_longer_be_read(world: Wo
     curator, reviewer = reviewer_pair()
     revision = records.record_delete(record=brief, by=curator)
     assert revision is not None
-    revisions.approve_revision(revision=revision, by=reviewer)
+    revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     kept = set(StoredDocument.objects.exclude(tag="person:brief").values_list("tag", "variant"))
     assert stored.prune() == 1
     assert set(StoredDocument.objects.values_list("tag", "variant")) == kept
@@ -233,7 +233,7 @@ def test_a_deleted_record_is_not_served_from_its_document(world: World) -> None:
     curator, reviewer = reviewer_pair()
     revision = records.record_delete(record=brief, by=curator)
     assert revision is not None and _answer(path, {})[0] == 200  # proposed, not yet reviewed: still published
-    revisions.approve_revision(revision=revision, by=reviewer)
+    revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
     assert _answer(path, {})[0] == 404
 
 

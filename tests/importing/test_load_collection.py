@@ -29,8 +29,8 @@ from archive.models import (
     Source,
     Status,
 )
+from archive.services import decisions, revisions
 from archive.services import review as curation
-from archive.services import revisions
 from tests.factories import user
 
 from .helpers import WEB_NOVEL, read_fixture, run, small_collection, snapshot, write_fixture
@@ -104,11 +104,13 @@ def test_a_changed_fixture_of_a_published_record_is_proposed_for_review(coll: Pa
     assert list(pending.changes["children"]) == ["archive.personname"]
     assert pending.created_by == author and revisions.contributors(pending) == {author.pk}
     with pytest.raises(PermissionDenied):  # four eyes: the load's author does not approve it
-        revisions.approve_revision(revision=pending, by=author)
+        revisions.approve_revision(revision=pending, by=author, shown=decisions.revision_pin(pending))
     # Loading the same files again adds nothing to the pending change, and needs no author.
     run("load_collection", "--dir", str(coll))
     assert revisions.pending_revision(published).changes == pending.changes
-    revisions.approve_revision(revision=pending, by=user("collection-reviewer", role="reviewer"))
+    revisions.approve_revision(
+        revision=pending, by=user("collection-reviewer", role="reviewer"), shown=decisions.revision_pin(pending)
+    )
     assert Person.objects.get(pk=person.pk).description == "南京卫戍司令长官"
     assert PersonName.objects.filter(person=person, note="the novel calls him so").count() == 1
     assert PersonName.objects.filter(person=person).count() == 1
@@ -141,8 +143,10 @@ def test_into_an_archive_with_data_new_records_enter_review_in_the_authors_name(
     assert sun.status == Status.IN_REVIEW and sun.created_by == author and sun.reviewed_by is None
     assert Client().get("/api/v1/persons/sun-yuanliang/").status_code == 404
     with pytest.raises(PermissionDenied):
-        curation.approve(sun, by=author, without_evidence="试")
-    curation.approve(sun, by=user("other-reviewer", role="reviewer"), without_evidence="见档案")
+        curation.approve(sun, by=author, without_evidence="试", shown=decisions.record_pin(sun))
+    curation.approve(
+        sun, by=user("other-reviewer", role="reviewer"), without_evidence="见档案", shown=decisions.record_pin(sun)
+    )
     assert Client().get("/api/v1/persons/sun-yuanliang/").status_code == 200
     # The same files again: as stored, no author needed.
     out = run("load_collection", "--dir", str(coll))

@@ -20,7 +20,7 @@ from archive.db import release_triggers
 from archive.importing import restore
 from archive.importing.releases import make_release
 from archive.models import Location, Person, Release, ReleaseFile
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -76,11 +76,16 @@ def test_the_next_release_lists_only_what_changed_since_with_the_reasons(publish
     tang = Person.objects.get(slug="tang")
     tang.description = "卫戍司令长官"
     revision = records.record_update(record=tang, by=published["author"])
-    revisions.approve_revision(revision=revision, by=published["reviewer"], note="the order names him so")
+    revisions.approve_revision(
+        revision=revision, by=published["reviewer"], note="the order names him so",
+        shown=decisions.revision_pin(revision),
+    )
     twin = approved(Person(slug="tang-twin", name="唐孟潇"))
     merge = revisions.propose_merge(survivor=Person.objects.get(slug="tang"), duplicate=twin,
                                     by=published["author"])
-    revisions.approve_revision(revision=merge, by=published["reviewer"], note="the same man")
+    revisions.approve_revision(
+        revision=merge, by=published["reviewer"], note="the same man", shown=decisions.revision_pin(merge)
+    )
 
     second = make_release(by="operator", base_url=BASE)
 

@@ -16,7 +16,7 @@ from archive.importing import restore as restore_module
 from archive.importing.backup import BACKUP_DIR
 from archive.models import CuratorNote, Event, Person, Revision, Status, Unit
 from archive.search import snapshot
-from archive.services import merges, records, review, revisions
+from archive.services import decisions, merges, records, review, revisions
 from tests.factories import user
 from tests.shipped import collection_loaded
 
@@ -54,12 +54,12 @@ def _curate() -> list[str]:
     # A new record, published by another person.
     added = records.record_create(record=Person(slug="restore-new", name="新人物", description="added"), by=curator)
     review.submit(added, by=curator)
-    review.approve(added, by=reviewer, without_evidence="a test of the backup")
+    review.approve(added, by=reviewer, without_evidence="a test of the backup", shown=decisions.record_pin(added))
     # A draft, and a record rejected in review.
     records.record_create(record=Person(slug="restore-draft", name="草稿"), by=curator)
     refused = records.record_create(record=Person(slug="restore-refused", name="退回"), by=curator)
     review.submit(refused, by=curator)
-    review.reject(refused, by=reviewer, note="no source names him")
+    review.reject(refused, by=reviewer, note="no source names him", shown=decisions.record_pin(refused))
     # A pending revision of a published record.
     changed = Person.objects.approved().order_by("slug").first()
     assert changed is not None
@@ -69,14 +69,19 @@ def _curate() -> list[str]:
     unit = Unit.objects.approved().order_by("slug").first()
     assert unit is not None
     unit.description = "refused change"
-    revisions.reject_revision(revision=records.record_update(record=unit, by=curator), by=reviewer, note="wrong")
+    refused_change = records.record_update(record=unit, by=curator)
+    revisions.reject_revision(
+        revision=refused_change, by=reviewer, note="wrong", shown=decisions.revision_pin(refused_change)
+    )
     # A merge of two published records, approved.
     twin = records.record_create(record=Person(slug="restore-twin", name="双胞胎"), by=curator)
     review.submit(twin, by=curator)
-    review.approve(twin, by=reviewer, without_evidence="a test of the backup")
+    review.approve(twin, by=reviewer, without_evidence="a test of the backup", shown=decisions.record_pin(twin))
     revision = merges.merge(survivor=added, duplicate=twin, by=curator)
     assert isinstance(revision, Revision)
-    revisions.approve_revision(revision=revision, by=reviewer, note="same person")
+    revisions.approve_revision(
+        revision=revision, by=reviewer, note="same person", shown=decisions.revision_pin(revision)
+    )
     CuratorNote.objects.create(slug="restore-note", model="person", note="checked", created_by=curator)
     event = Event.objects.approved().order_by("slug").first()
     assert event is not None

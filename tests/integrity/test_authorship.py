@@ -21,8 +21,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from archive.models import Passage, Person, Source, Status
+from archive.services import decisions, revisions
 from archive.services import review as curation
-from archive.services import revisions
 from tests.admin.helpers import change_url, client_for, form_data, person, user
 from tests.importing.helpers import run
 
@@ -67,7 +67,10 @@ def test_review_transitions_are_authored_by_the_reviewer() -> None:
     tang._history_user = author
     curation.submit(tang, by=author)
     tang._history_user = reviewer
-    curation.approve(tang, by=reviewer, note="checked against the history", without_evidence="no source yet")
+    curation.approve(
+        tang, by=reviewer, note="checked against the history", without_evidence="no source yet",
+        shown=decisions.record_pin(tang),
+    )
     approved_row = tang.history.latest()
     assert approved_row.history_user == reviewer
     assert approved_row.history_change_reason == "approved without evidence: no source yet"
@@ -81,7 +84,9 @@ def test_admin_revert_is_proposed_by_the_reverter_and_authored_by_the_approver()
     data = form_data(client.get(change_url(tang)))
     data["description"] = "bad"
     assert client.post(change_url(tang), data).status_code == 302
-    revisions.approve_revision(revision=revisions.pending_revision(tang), by=user("author-r3", role="reviewer"))
+    bad = revisions.pending_revision(tang)
+    assert bad is not None
+    revisions.approve_revision(revision=bad, by=user("author-r3", role="reviewer"), shown=decisions.revision_pin(bad))
     url = reverse("admin:archive_person_simple_history", args=[tang.pk, good.history_id])
     response = client.post(url, form_data(client.get(url)))
     assert response.status_code == 302
@@ -90,7 +95,7 @@ def test_admin_revert_is_proposed_by_the_reverter_and_authored_by_the_approver()
     pending = revisions.pending_revision(tang)
     assert pending is not None and pending.kind == "revert" and pending.created_by == curator
     approver = user("author-r4", role="reviewer")
-    revisions.approve_revision(revision=pending, by=approver)
+    revisions.approve_revision(revision=pending, by=approver, shown=decisions.revision_pin(pending))
     reverted = Person.objects.get(pk=tang.pk)
     assert reverted.description == "good" and reverted.status == Status.APPROVED
     row = reverted.history.latest()

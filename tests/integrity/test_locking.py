@@ -22,6 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from archive.importing.spreadsheets import PersonResource
 from archive.locking import ConcurrentEdit
 from archive.models import Person, Status
+from archive.services import decisions
 from tests.admin.helpers import change_url, client_for, form_data, person, user
 
 pytestmark = pytest.mark.django_db
@@ -97,9 +98,14 @@ def test_review_transitions_are_locked_too() -> None:
     editing.description = "changed while in review"
     editing.modified_by = author
     editing.save()
+    with pytest.raises(decisions.StaleDecision):  # pinned to the copy it holds: the pin is stale
+        curation.approve(stale, by=reviewer, without_evidence="test", shown=decisions.record_pin(stale))
+    # Pinned to the state stored now but handed an older copy, it would save that copy's fields.
+    read_now = decisions.record_pin(Person.objects.get(pk=tang.pk))
     with pytest.raises(ConcurrentEdit):
-        curation.approve(stale, by=reviewer, without_evidence="test")  # atomic itself
-    assert Person.objects.get(pk=tang.pk).status == Status.IN_REVIEW
+        curation.approve(stale, by=reviewer, without_evidence="test", shown=read_now)  # atomic itself
+    stored = Person.objects.get(pk=tang.pk)
+    assert stored.status == Status.IN_REVIEW and stored.description == "changed while in review"
 
 
 def test_loaddata_is_a_raw_save_and_is_not_checked(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 
 from archive.models import Citation, Person
+from archive.services import decisions, revisions
 from archive.services import merges as merging
-from archive.services import revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,9 @@ def test_a_merge_raises_the_version_of_what_it_moves() -> None:
     before = Citation.objects.get(pk=moved.pk).version
     revision = merging.merge(survivor=survivor, duplicate=duplicate, by=user("merger", role="reviewer"))
     assert Citation.objects.get(pk=moved.pk).version == before  # proposed only: nothing moved yet
-    revisions.approve_revision(revision=revision, by=user("second-reviewer", role="reviewer"))
+    revisions.approve_revision(
+        revision=revision, by=user("second-reviewer", role="reviewer"), shown=decisions.revision_pin(revision)
+    )
     after = Citation.objects.get(pk=moved.pk)
     assert after.person_id == survivor.pk
     assert after.version == before + 1

@@ -8,7 +8,7 @@ from django.db import connection
 
 from archive import fiction
 from archive.models import Citation, Event, Location, Participation, Person, Source
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from archive.services import review as curation
 from archive.services.merges import merge
 from tests.factories import approved, cite, source_with_text, user
@@ -28,7 +28,7 @@ def _approve_pending(record: object) -> None:
     """Someone who did not propose the pending change of `record` approves it."""
     revision = revisions.pending_revision(record)  # type: ignore[arg-type]
     assert revision is not None
-    revisions.approve_revision(revision=revision, by=user(role="reviewer"))
+    revisions.approve_revision(revision=revision, by=user(role="reviewer"), shown=decisions.revision_pin(revision))
 
 
 def _flag(record: object) -> bool:
@@ -55,7 +55,7 @@ def test_an_unapproved_citation_does_not_count_until_approved(texts: dict[str, S
     assert _flag(person) is False
     reviewer = user(role="reviewer")
     curation.submit(draft, by=user(role="curator"))
-    curation.approve(draft, by=reviewer)
+    curation.approve(draft, by=reviewer, shown=decisions.record_pin(draft))
     assert _flag(person) is True
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from archive.importing.releases import make_release
 from archive.models import Event, Location, Passage, Person, PersonName, Revision, Unit
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from tests.factories import approved, cite, source_with_text, user
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +45,8 @@ def history() -> dict[str, object]:
     first_version = tang.version
     tang.description = "南京卫戍司令长官，12日傍晚离城"
     revision = records.record_update(record=tang, by=author)
-    revisions.approve_revision(revision=revision, by=reviewer, note="the order of 12 December says so")
+    revisions.approve_revision(revision=revision, by=reviewer, note="the order of 12 December says so",
+                                shown=decisions.revision_pin(revision))
     return {"before": before, "published": published, "first_version": first_version,
             "revision": Revision.objects.get(pk=revision.pk)}
 

@@ -6,7 +6,7 @@ import pytest
 
 from archive import search
 from archive.models import Location, Person, Status
-from archive.services import records, revisions
+from archive.services import decisions, records, revisions
 from tests.factories import approved, cite, source_with_text, user
 
 from .conftest import World, keys_of
@@ -72,7 +72,7 @@ def test_a_record_stays_found_as_published_while_its_edit_waits_for_review(world
     assert Location.objects.get(pk=world.nanjing.pk).status == Status.APPROVED
     assert ("location", "nanjing") in keys_of(search.search("南京"))
     assert ("location", "nanjing") not in keys_of(search.search("应天"))
-    revisions.approve_revision(revision=pending, by=user(role="reviewer"))
+    revisions.approve_revision(revision=pending, by=user(role="reviewer"), shown=decisions.revision_pin(pending))
     assert ("location", "nanjing") in keys_of(search.search("应天"))
 
 

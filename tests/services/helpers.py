@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from archive.models import Revision
-from archive.services import revisions
+from archive.services import decisions, revisions
 from tests.admin.helpers import change_url, client_for, form_data, review_action
 
 API = "/api/v1"
@@ -69,7 +69,7 @@ def pending(record: Any) -> Revision | None:
 def approve(record: Any, *, by: User) -> Any:
     revision = pending(record)
     assert revision is not None, f"an edit of {record} is pending review"
-    return revisions.approve_revision(revision=revision, by=by)
+    return revisions.approve_revision(revision=revision, by=by, shown=decisions.revision_pin(revision))
 
 
 def change_form(client: Client, record: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import pytest
 from django.apps import apps
 
 from archive.models import Person, Revision, Status
-from archive.services import revisions
+from archive.services import decisions, revisions
 from tests.factories import approved, user
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ def test_a_record_sent_back_to_review_by_an_edit_is_published_again_with_the_edi
     assert pending is not None and pending.changes == {"fields": {"description": "改过的描述"}}
     assert pending.created_by == editor
     # The pending change is approved like any other, by someone else.
-    revisions.approve_revision(revision=pending, by=user(role="reviewer"))
+    revisions.approve_revision(revision=pending, by=user(role="reviewer"), shown=decisions.revision_pin(pending))
     assert Person.objects.get(pk=tang.pk).description == "改过的描述"
 
 

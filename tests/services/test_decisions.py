@@ -11,6 +11,7 @@ decision.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -127,6 +128,67 @@ def test_a_decision_that_names_no_state_is_refused(curator: User, reviewer: User
     with pytest.raises(decisions.StaleDecision):
         curation.approve(record, by=reviewer, without_evidence="试", shown=shown)
     assert Person.objects.get(pk=record.pk).status == Status.IN_REVIEW
+
+
+DECISIONS = [curation.approve, curation.reject, revisions.approve_revision, revisions.reject_revision]
+
+
+@pytest.mark.parametrize("service", DECISIONS, ids=lambda service: service.__name__)
+def test_every_decision_service_requires_the_pin_as_a_keyword(service: Any) -> None:
+    shown = inspect.signature(service).parameters["shown"]
+    assert shown.kind is inspect.Parameter.KEYWORD_ONLY and shown.default is inspect.Parameter.empty
+
+
+def test_a_service_call_without_a_pin_decides_nothing(curator: User, reviewer: User) -> None:
+    tang = approved(Person(slug="tang", name="唐生智", description="旧"))
+    revision = _edit(tang, curator, description="新")
+    assert revision is not None
+    record = in_status(Person(slug="sun", name="孙元良"), Status.IN_REVIEW)
+    with pytest.raises(TypeError, match="shown"):
+        revisions.approve_revision(revision=revision, by=reviewer)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="shown"):
+        curation.approve(record, by=reviewer, without_evidence="试")  # type: ignore[call-arg]
+    # An untyped caller passing no pin at all is refused as stale, by every service.
+    for decide in (
+        lambda: revisions.approve_revision(revision=revision, by=reviewer, shown=None),
+        lambda: revisions.reject_revision(revision=revision, by=reviewer, note="不对", shown=None),
+        lambda: curation.approve(record, by=reviewer, without_evidence="试", shown=None),
+        lambda: curation.reject(record, by=reviewer, note="不对", shown=None),
+    ):
+        with pytest.raises(decisions.StaleDecision, match="names no version"):
+            decide()
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.PENDING and Person.objects.get(pk=tang.pk).description == "旧"
+    assert Person.objects.get(pk=record.pk).status == Status.IN_REVIEW
+
+
+def test_a_pin_computed_before_a_change_is_refused_after_it(curator: User, reviewer: User) -> None:
+    """A caller that reads the record or the change itself pins what it read, not what is stored at decision time."""
+    tang = approved(Person(slug="tang", name="唐生智", description="旧"))
+    revision = _edit(tang, curator, description="新")
+    assert revision is not None
+    record = in_status(Person(slug="sun", name="孙元良", created_by=curator), Status.IN_REVIEW)
+    revision_read, record_read = decisions.revision_pin(revision), decisions.record_pin(record)
+    _edit(tang, curator, description="后来的改动")
+    _edit(record, curator, name="孙元良（改）")
+    with pytest.raises(decisions.StaleDecision):
+        revisions.approve_revision(revision=revision, by=reviewer, shown=revision_read)
+    with pytest.raises(decisions.StaleDecision):
+        revisions.reject_revision(revision=revision, by=reviewer, note="不对", shown=revision_read)
+    with pytest.raises(decisions.StaleDecision):
+        curation.approve(Person.objects.get(pk=record.pk), by=reviewer, without_evidence="试", shown=record_read)
+    with pytest.raises(decisions.StaleDecision):
+        curation.reject(Person.objects.get(pk=record.pk), by=reviewer, note="不对", shown=record_read)
+    revision.refresh_from_db()
+    assert revision.state == RevisionState.PENDING and revision.changes["fields"] == {"description": "后来的改动"}
+    assert Person.objects.get(pk=tang.pk).description == "旧"
+    assert Person.objects.get(pk=record.pk).status == Status.IN_REVIEW
+    # Read again, the same calls decide.
+    revisions.approve_revision(revision=revision, by=reviewer, shown=decisions.revision_pin(revision))
+    assert Person.objects.get(pk=tang.pk).description == "后来的改动"
+    fresh = Person.objects.get(pk=record.pk)
+    curation.reject(fresh, by=reviewer, note="不对", shown=decisions.record_pin(fresh))
+    assert Person.objects.get(pk=record.pk).status == Status.REJECTED
 
 
 def test_a_record_in_review_edited_after_the_reviewer_read_it_is_not_published(

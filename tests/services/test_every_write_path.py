@@ -53,7 +53,7 @@ from archive.models import (
     Status,
     UnitAlias,
 )
-from archive.services import records, review, revisions
+from archive.services import decisions, records, review, revisions
 from archive.services.revision_values import field_values
 from tests.admin.helpers import client_for, event, form_data, location, participation, person, post, source, unit, user
 from tests.factories import approved, cite
@@ -461,7 +461,9 @@ def _set_and_publish(world: World, value: str, companions: dict[str, Any]) -> No
     owner = world.case.owner(world.record)
     setup_reviewer = User.objects.filter(username="wp-setup-reviewer").first() or user("wp-setup-reviewer",
                                                                                        role="reviewer")
-    revisions.approve_revision(revision=revisions.pending_revision(owner), by=setup_reviewer)
+    proposed = revisions.pending_revision(owner)
+    assert proposed is not None
+    revisions.approve_revision(revision=proposed, by=setup_reviewer, shown=decisions.revision_pin(proposed))
 
 
 def prepare(write: str, world: World) -> None:
@@ -571,15 +573,15 @@ def test_a_write(label: str, write: str) -> None:
         assert new.status == Status.DRAFT and new.created_by == actor
         review.submit(new, by=actor)
         with pytest.raises(PermissionDenied):
-            review.approve(new, by=actor, without_evidence="试图")
-        review.approve(new, by=approver, without_evidence="built without citations")
+            review.approve(new, by=actor, without_evidence="试图", shown=decisions.record_pin(new))
+        review.approve(new, by=approver, without_evidence="built without citations", shown=decisions.record_pin(new))
     else:
         assert proposed, f"{label} {write}: a pending revision"
         for revision in proposed:
             with pytest.raises(PermissionDenied):
-                revisions.approve_revision(revision=revision, by=actor)
+                revisions.approve_revision(revision=revision, by=actor, shown=decisions.revision_pin(revision))
             assert public(paths, case.listing) == before
-            revisions.approve_revision(revision=revision, by=approver)
+            revisions.approve_revision(revision=revision, by=approver, shown=decisions.revision_pin(revision))
 
     after = public(paths, case.listing)
     assert after != before, f"{label} {write}: the approved change is published"

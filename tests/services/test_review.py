@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
 from archive.models import Status
-from archive.services import review
+from archive.services import decisions, review
 from tests.admin.helpers import event, location, participation, person, post, source, unit, user
 from tests.factories import cite
 from tests.services.helpers import action, edit
@@ -62,10 +62,12 @@ def test_a_record_without_an_approved_citation_is_not_published(kind: str, revie
     record = in_review(kind)
     evidence(record, status=Status.DRAFT)  # a citation nobody has checked is no evidence
     with pytest.raises(ValidationError) as refused:
-        review.approve(record, by=reviewer)
+        review.approve(record, by=reviewer, shown=decisions.record_pin(record))
     assert refused.value.code == "no_evidence" and "no approved citation" in " ".join(refused.value.messages)
     with pytest.raises(ValidationError):
-        review.approve(record, by=reviewer, without_evidence="   ")  # a blank reason is no reason
+        review.approve(
+            record, by=reviewer, without_evidence="   ", shown=decisions.record_pin(record)
+        )  # a blank reason is no reason
     record.refresh_from_db()
     assert record.status == Status.IN_REVIEW and record.reviewed_by is None
 
@@ -73,7 +75,7 @@ def test_a_record_without_an_approved_citation_is_not_published(kind: str, revie
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_a_reviewer_may_publish_without_evidence_saying_why(kind: str, reviewer: User) -> None:
     record = in_review(kind)
-    review.approve(record, by=reviewer, without_evidence="见于口述，待补引文")
+    review.approve(record, by=reviewer, without_evidence="见于口述，待补引文", shown=decisions.record_pin(record))
     record.refresh_from_db()
     assert record.status == Status.APPROVED and record.reviewed_by == reviewer
     assert "见于口述，待补引文" in record.review_note
@@ -86,7 +88,7 @@ def test_a_reviewer_may_publish_without_evidence_saying_why(kind: str, reviewer:
 def test_an_approved_citation_is_enough(kind: str, reviewer: User) -> None:
     record = in_review(kind)
     evidence(record)
-    review.approve(record, by=reviewer)
+    review.approve(record, by=reviewer, shown=decisions.record_pin(record))
     record.refresh_from_db()
     assert record.status == Status.APPROVED and record.history.latest().history_change_reason == "approved"
 
@@ -104,7 +106,7 @@ def test_the_approve_action_says_why_a_record_without_evidence_stays_in_review(r
 
 def test_sources_and_citations_need_no_citation_of_their_own(reviewer: User) -> None:
     text = source(status=Status.IN_REVIEW)
-    review.approve(text, by=reviewer)
+    review.approve(text, by=reviewer, shown=decisions.record_pin(text))
     assert text.status == Status.APPROVED
 
 
@@ -122,12 +124,12 @@ def test_a_reviewer_who_edited_a_draft_cannot_approve_it(curator: User, reviewer
     assert reviewer.pk in review.contributors(draft)
     assert not review.can_review(draft, reviewer)
     with pytest.raises(PermissionDenied):
-        review.approve(draft, by=reviewer, without_evidence="测试")
+        review.approve(draft, by=reviewer, without_evidence="测试", shown=decisions.record_pin(draft))
     with pytest.raises(PermissionDenied):
-        review.reject(draft, by=reviewer, note="自己改过")
+        review.reject(draft, by=reviewer, note="自己改过", shown=decisions.record_pin(draft))
     draft.refresh_from_db()
     assert draft.status == Status.IN_REVIEW
-    review.approve(draft, by=user(role="reviewer"), without_evidence="测试")
+    review.approve(draft, by=user(role="reviewer"), without_evidence="测试", shown=decisions.record_pin(draft))
     assert draft.status == Status.APPROVED
 
 
@@ -136,5 +138,5 @@ def test_whoever_submitted_a_record_cannot_approve_it(curator: User) -> None:
     draft = person(status=Status.DRAFT, created_by=curator, modified_by=curator)
     review.submit(draft, by=submitter)
     with pytest.raises(PermissionDenied):
-        review.approve(draft, by=submitter, without_evidence="测试")
-    review.approve(draft, by=user(role="reviewer"), without_evidence="测试")
+        review.approve(draft, by=submitter, without_evidence="测试", shown=decisions.record_pin(draft))
+    review.approve(draft, by=user(role="reviewer"), without_evidence="测试", shown=decisions.record_pin(draft))

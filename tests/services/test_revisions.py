@@ -22,7 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from archive.models import DocumentVersion, Location, PassageRole, Person, PersonName, Revision, RevisionState, Status
-from archive.services import revisions
+from archive.services import decisions, revisions
 from tests.admin.helpers import change_url, client_for, form_data, location, person, post, source, unit, user
 from tests.services.helpers import (
     action,
@@ -86,7 +86,7 @@ def test_a_change_form_edit_stays_pending_until_another_person_approves(
     revision = pending(tang)
     assert revision is not None and revision.created_by == curator
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
     assert doc(tang)["name"] == "唐生智"
 
     approve(tang, by=reviewer)
@@ -106,15 +106,17 @@ def test_a_rejected_revision_leaves_the_published_version_exactly_as_it_was(
     revision = pending(tang)
     assert revision is not None
     with pytest.raises(ValidationError):
-        revisions.reject_revision(revision=revision, by=reviewer, note="")  # a rejection says why
-    revisions.reject_revision(revision=revision, by=reviewer, note="不见于史料")
+        revisions.reject_revision(
+            revision=revision, by=reviewer, note="", shown=decisions.revision_pin(revision)
+        )  # a rejection says why
+    revisions.reject_revision(revision=revision, by=reviewer, note="不见于史料", shown=decisions.revision_pin(revision))
     assert api_get(detail_path(tang)).content == before
     assert pending(tang) is None
     revision.refresh_from_db()
     assert revision.state == RevisionState.REJECTED and revision.review_note == "不见于史料"
     # A rejected revision is decided: nobody approves it afterwards.
     with pytest.raises(ValidationError):
-        revisions.approve_revision(revision=revision, by=user(role="reviewer"))
+        revisions.approve_revision(revision=revision, by=user(role="reviewer"), shown=decisions.revision_pin(revision))
     assert api_get(detail_path(tang)).content == before
 
 
@@ -168,7 +170,7 @@ def test_a_name_changed_in_the_name_admin_is_pending(curator: User, reviewer: Us
     name.refresh_from_db()
     assert name.name == "唐孟萧"
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending(tang), by=curator)
+        revisions.approve_revision(revision=pending(tang), by=curator, shown=decisions.revision_pin(pending(tang)))
     approve(tang, by=reviewer)
     assert names_of(doc(tang)) == {"唐孟潇"}
 
@@ -191,7 +193,7 @@ def test_a_name_reverted_from_its_history_page_is_pending(curator: User, reviewe
     assert response.status_code == 302
     assert names_of(doc(tang)) == {"唐孟潇"}
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending(tang), by=curator)
+        revisions.approve_revision(revision=pending(tang), by=curator, shown=decisions.revision_pin(pending(tang)))
     approve(tang, by=user(role="reviewer"))
     assert names_of(doc(tang)) == {"唐孟萧"}
 
@@ -240,7 +242,7 @@ def test_an_admin_import_that_changes_a_published_record_is_pending(curator: Use
     tang.refresh_from_db()
     assert tang.birth == "1889" and tang.status == Status.APPROVED
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending(tang), by=curator)
+        revisions.approve_revision(revision=pending(tang), by=curator, shown=decisions.revision_pin(pending(tang)))
     approve(tang, by=reviewer)
     assert doc(tang)["birth"] == "1890"
 
@@ -263,7 +265,7 @@ def test_a_merge_by_the_admin_action_is_pending_and_both_records_stay_served(
     revision = pending(tang)
     assert revision is not None and revision.kind == "merge"
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
 
     approve(tang, by=reviewer)
     assert "唐孟潇" in names_of(doc(tang))
@@ -276,7 +278,9 @@ def test_a_merge_by_the_admin_action_is_pending_and_both_records_stay_served(
 def test_a_rejected_merge_keeps_both_records(curator: User, reviewer: User) -> None:
     tang, twin = person(slug="tang", name="唐生智"), person(slug="tang-twin", name="唐孟潇")
     action(curator, Person, "merge_selected", [tang.pk, twin.pk], apply="1", survivor=str(tang.pk))
-    revisions.reject_revision(revision=pending(tang), by=reviewer, note="两个人")
+    revisions.reject_revision(
+        revision=pending(tang), by=reviewer, note="两个人", shown=decisions.revision_pin(pending(tang))
+    )
     assert doc(twin)["name"] == "唐孟潇" and doc(tang)["name"] == "唐生智"
     assert Person.objects.filter(pk=twin.pk, status=Status.APPROVED).exists()
 
@@ -301,7 +305,7 @@ def test_a_passage_role_and_quotes_are_pending(curator: User, reviewer: User) ->
     passage.refresh_from_db()
     assert passage.role == PassageRole.BODY
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending(src), by=curator)
+        revisions.approve_revision(revision=pending(src), by=curator, shown=decisions.revision_pin(pending(src)))
     approve(src, by=reviewer)
     document = api_json(path)
     assert document["role"] == PassageRole.QUOTATION and document["quotes"] is not None
@@ -324,7 +328,7 @@ def test_deleting_a_published_record_is_pending(reviewer: User, second_reviewer:
     assert list_count("location") == before
     assert ("location", "xiaguan") in found("下关")
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=pending(where), by=operator)
+        revisions.approve_revision(revision=pending(where), by=operator, shown=decisions.revision_pin(pending(where)))
     approve(where, by=reviewer)
     approve(gone, by=second_reviewer)
     for record in (where, gone):
@@ -350,7 +354,7 @@ def test_a_revert_from_the_history_page_is_pending(curator: User, reviewer: User
     revision = pending(tang)
     assert revision is not None and revision.kind == "revert"
     with pytest.raises(PermissionDenied):
-        revisions.approve_revision(revision=revision, by=curator)
+        revisions.approve_revision(revision=revision, by=curator, shown=decisions.revision_pin(revision))
     approve(tang, by=user(role="reviewer"))
     assert doc(tang)["description"] == "卫戍司令长官"
 
@@ -382,9 +386,11 @@ def test_whoever_added_to_a_pending_change_cannot_approve_it(reviewer: User, sec
     assert revisions.contributors(revision) == {reviewer.pk, other.pk}
     for contributor in (reviewer, other):
         with pytest.raises(PermissionDenied):
-            revisions.approve_revision(revision=revision, by=contributor)
+            revisions.approve_revision(revision=revision, by=contributor, shown=decisions.revision_pin(revision))
         with pytest.raises(PermissionDenied):
-            revisions.reject_revision(revision=revision, by=contributor, note="自己的")
+            revisions.reject_revision(
+                revision=revision, by=contributor, note="自己的", shown=decisions.revision_pin(revision)
+            )
     assert doc(where)["description"] == "城门"
     approve(where, by=second_reviewer)
     assert doc(where)["description"] == "城北的城门。"
