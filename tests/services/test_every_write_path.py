@@ -218,7 +218,7 @@ def _doc(record: Any) -> str:
 def _statement() -> Statement:
     happening = event(date="1937-12-12")
     passage = source().passages.get(seq=1)
-    evidence = cite(passage, "离开司令部", event=happening)
+    evidence = cite(passage, "12日傍晚5点离开司令部", event=happening)  # a quote that says the date
     statement = Statement(slug=f"st-{happening.slug}", event=happening, field="date", value="1937-12-12",
                           as_written="12日", note="原注")
     statement = approved(statement)
@@ -289,9 +289,10 @@ CASES: dict[str, Case] = {
     "archive.statement": Case(
         build=_statement, field="note", value="改订的注",
         paths=lambda r: [_doc(r.event)],
+        # No quote says the 13th: the new account is an inference from the cited departure.
         add=lambda r: {"slug": "added-statement", "event": str(r.event_id), "field": "date", "value": "1937-12-13",
-                       "as_written": "13日", "note": "新的", "citations": [str(pk) for pk in
-                                                                      r.citations.values_list("pk", flat=True)]},
+                       "as_written": "", "note": "新的", "basis": "inferred", "reasoning": "离开之后次日",
+                       "citations": [str(pk) for pk in r.citations.values_list("pk", flat=True)]},
         added_paths=lambda r: [_doc(r.event)],
     ),
     "archive.personname": Case(
