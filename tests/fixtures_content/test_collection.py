@@ -316,7 +316,8 @@ def test_panay_bombing() -> None:
 def test_small_hours_are_the_next_day() -> None:
     silence = Event.objects.get(slug="silence-before-the-fall")
     assert silence.date_text == "到了后半夜" and silence.date == "1937-12-13"
-    assert (silence.earliest, silence.latest) == (at(13, 0), at(13, 5))
+    # 后半夜 runs to the end of the fifth hour (archive.text.chinese_time.PARTS_OF_DAY).
+    assert (silence.earliest, silence.latest) == (at(13, 0), at(13, 5, 59, 59))
 
 
 def test_who_attended_the_17_00_meeting() -> None:
