@@ -223,7 +223,8 @@ def uncited_passage() -> Iterator[Seen]:
 _PLACE = re.compile(
     r"([\u3400-\u9fff]{1,3}?)(门|山|镇|桥|码头|港|[东西南北中]?路)(?![门山镇桥港码]|[东西南北中]?路)"
 )
-_UNIT = re.compile(r"(?:第(?:\d+|[一二三四五六七八九十百]+)|(?<![\d第])\d+)(?:军|师)(?![长部])")
+# A Japanese division or an army corps keeps its 团 (第16师团, 第2军团): it is that name, not 第16师.
+_UNIT = re.compile(r"(?:第(?:\d+|[一二三四五六七八九十百]+)|(?<![\d第])\d+)(?:军|师)团?(?![长部])")
 # Characters no place name here holds: words of motion and position, pronouns, particles. A candidate
 # keeps what follows the last of them (从太平门 is 太平门; 江边的路 is no name).
 _NOT_IN_A_NAME = re.compile(

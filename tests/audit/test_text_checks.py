@@ -112,6 +112,8 @@ def test_names_without_a_record() -> None:
     assert unrecorded_names("部队从挹江门拥向下关，第2军与第36师、36师在近汤山", known) == ["第2军"]
     assert unrecorded_names("从仙鹤门出城，经过城门和公路，走中山北路", known) == ["仙鹤门", "中山北路"]
     assert unrecorded_names("军长率83军", known) == ["83军"]
+    # A 师团 or a 军团 is named whole: known as 第16师团, it is no unrecorded 第16师.
+    assert unrecorded_names("日军第16师团与第2军团", known | {"第16师团"}) == ["第2军团"]
 
 
 def test_unrecorded_name(history) -> None:  # type: ignore[no-untyped-def]
