@@ -23,6 +23,7 @@ from tests.browser.accounts import account, log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 HISTORY = "history-nanjing-retreat"
+NOVEL = "webnovel-zhutian-changjinhu"
 PHRASE = "第36师的哨兵"
 
 SELECT = """
@@ -78,13 +79,17 @@ def test_a_curators_day_in_the_reader(live_server: Any, new_page: Any, screensho
     assert 0 < page.locator(".passage-row").count() <= 20
     assert "suggested mentions left" in page.locator("[data-role=coverage]").inner_text()
 
-    # Uncited passages only: every row shown has no citation card.
+    # Uncited passages only: every row shown has no citation card. Every passage of the history is
+    # cited, so it shows none; the web novel has uncited passages, and only those are shown.
     page.select_option("[data-role=filters] [name=cited]", "no")
     page.click("[data-role=filters] button[type=submit]")
     page.wait_for_url("**cited=no*")
+    assert page.locator(".passage-row").count() == 0
+    page.goto(f"{base}/admin/curate/sources/{NOVEL}/read/?cited=no")
     rows = page.locator(".passage-row")
     assert rows.count() > 0
     assert page.locator(".passage-row details[data-role=citations]").count() == 0
+    page.goto(f"{base}{reader}?cited=no")
 
     # Jump to §77: cited, so the filter that hides it is cleared, and the page opens at it.
     page.fill("[data-role=jump] [name=seq]", "77")
