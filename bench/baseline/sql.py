@@ -78,7 +78,9 @@ STATED = {
     "location": ("coordinates",),
 }
 _MULTI_VALUED = {"location"}
+# As `archive.models.statements.preference`: deprecated last, then stated before inferred, then rank.
 _ACCOUNT_ORDER = (
+    "s.rank = 'deprecated', s.basis = 'inferred', "
     "CASE s.rank WHEN 'preferred' THEN 0 WHEN 'normal' THEN 1 WHEN 'deprecated' THEN 2 ELSE 9 END, s.position, s.id"
 )
 
@@ -131,7 +133,8 @@ def _statement_citations(include: str) -> str:
 def statements(alias: str, kind: str, include: str = "false") -> str:
     """The `statements` document of a record: per stated field, the value shown and every visible account."""
     account = f"""json_build_object('value', s.value, 'as_written', s.as_written, 'earliest', s.earliest,
-        'latest', s.latest, 'rank', s.rank, 'fictional', {_STATEMENT_FICTIONAL}, 'note', s.note,
+        'latest', s.latest, 'rank', s.rank, 'basis', s.basis, 'reasoning', s.reasoning, 'reference', s.reference,
+        'fictional', {_STATEMENT_FICTIONAL}, 'note', s.note,
         'citations', {_statement_citations(include)})"""
     fields = []
     for field in STATED[kind]:
