@@ -497,6 +497,16 @@ def _published_statements() -> models.QuerySet[Statement]:
     return Statement.objects.filter(status=APPROVED).select_related(*STATEMENT_TARGETS)
 
 
+def accounts_by_field() -> list[list[Statement]]:
+    """The published accounts of each single-valued field of each record, in the order they were made."""
+    fields: dict[tuple[str, int, str], list[Statement]] = defaultdict(list)
+    for statement in _published_statements().exclude(field__in=list(MULTI_VALUED)).order_by("pk"):
+        name = statement.target_field
+        assert name is not None  # a CHECK constraint: every statement is about one record
+        fields[(name, getattr(statement, f"{name}_id"), statement.field)].append(statement)
+    return list(fields.values())
+
+
 @check("statement-without-citation", Level.ERROR, "a published value of a field that no approved citation gives")
 def statement_without_citation() -> Iterator[Found]:
     """A value no text gives (coordinates read off a map, a birth year) is explained by its own note."""
@@ -508,12 +518,7 @@ def statement_without_citation() -> Iterator[Found]:
 
 @check("unranked-conflict", Level.ERROR, "a field with conflicting values and none of them preferred")
 def unranked_conflict() -> Iterator[Found]:
-    fields: dict[tuple[str, int, str], list[Statement]] = defaultdict(list)
-    for statement in _published_statements().exclude(field__in=list(MULTI_VALUED)).order_by("pk"):
-        name = statement.target_field
-        assert name is not None  # a CHECK constraint: every statement is about one record
-        fields[(name, getattr(statement, f"{name}_id"), statement.field)].append(statement)
-    for values in fields.values():
+    for values in accounts_by_field():
         distinct = {(s.value, s.earliest, s.latest) for s in values if s.rank != Rank.DEPRECATED}
         if len(distinct) > 1 and not any(s.rank == Rank.PREFERRED for s in values):
             first = values[0]

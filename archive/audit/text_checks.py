@@ -10,7 +10,6 @@ Imported by `archive.audit.runner`, which makes them part of `CHECKS`.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -31,16 +30,14 @@ from archive.models import (
     PersonName,
     Post,
     Rank,
-    Statement,
     Status,
     Unit,
     UnitAlias,
 )
-from archive.models.statements import MULTI_VALUED
 from archive.text.normalize import fold
 from archive.text.segment import sha256_text
 
-from .checks import APPROVED, Seen, _published_statements, check
+from .checks import APPROVED, Seen, _published_statements, accounts_by_field, check
 from .findings import Level
 
 # --------------------------------------------------------------------------- fiction's phrases
@@ -304,12 +301,7 @@ def unrecorded_name() -> Iterator[Seen]:
 @check("inferred-over-stated", Level.ERROR, "an inferred account ranked above a stated account of the same field")
 def inferred_over_stated() -> Iterator[Seen]:
     """What a source says outranks what the archive infers: an inference is never preferred over a statement."""
-    by_field: dict[tuple[str, int, str], list[Statement]] = defaultdict(list)
-    for statement in _published_statements().exclude(field__in=list(MULTI_VALUED)).order_by("pk"):
-        name = statement.target_field
-        assert name is not None  # a CHECK constraint: every statement is about one record
-        by_field[(name, getattr(statement, f"{name}_id"), statement.field)].append(statement)
-    for accounts in by_field.values():
+    for accounts in accounts_by_field():
         stated = [s for s in accounts if s.basis == Basis.STATED and s.rank != Rank.DEPRECATED]
         for account in accounts:
             if account.basis == Basis.INFERRED and account.rank == Rank.PREFERRED and stated:
