@@ -1,6 +1,7 @@
 """App configuration of the archive."""
 
 from django.apps import AppConfig
+from django.core.signals import request_finished, request_started
 from django.utils.translation import gettext_lazy as _
 
 
@@ -23,3 +24,5 @@ class ArchiveConfig(AppConfig):
         stored_keys.connect()
         # The API's stored documents follow each committed write (`archive.api.stored`).
         freshness.documents_changed.connect(stored.on_documents_changed, dispatch_uid="archive.api.stored")
+        request_started.connect(stored.on_request_started, dispatch_uid="archive.api.stored.started")
+        request_finished.connect(stored.on_request_finished, dispatch_uid="archive.api.stored.finished")

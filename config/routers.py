@@ -55,6 +55,12 @@ _down_until: dict[str, float] = {}
 _down_lock = threading.Lock()
 
 
+def serving_from_replica() -> bool:
+    """Whether the current request reads from a replica: its answer must then write nothing anywhere."""
+    context = _api_read.get()
+    return context is not None and context.replica not in (None, DEFAULT_DB_ALIAS)
+
+
 def replica_aliases() -> list[str]:
     """The configured replica aliases, in order (``replica1``, ``replica2`` …)."""
     return [alias for alias in settings.DATABASES if alias.startswith(REPLICA_PREFIX)]

@@ -13,6 +13,33 @@ CHROMIUM = Path("/usr/bin/chromium")
 TIMEOUT_MS = 15_000
 
 
+# The shipped collection (tests/shipped.py), loaded once: forty modules read it, and a load takes
+# seconds on each engine. Its readers run after every other test, so the transaction that holds
+# it is open only while they run; each of them runs in a savepoint of its own, rolled back after.
+
+
+@pytest.fixture(scope="session")
+def shipped_collection(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    from tests.shipped import shared_collection
+
+    with shared_collection(django_db_blocker):
+        yield
+
+
+@pytest.fixture
+def collection(shipped_collection: None, db: Any) -> None:
+    """The shipped collection, for one test."""
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def reads_collection(item: pytest.Item) -> bool:
+        return "shipped_collection" in getattr(item, "fixturenames", ())
+
+    readers = [item for item in items if reads_collection(item)]
+    items[:] = [item for item in items if not reads_collection(item)] + readers
+
+
 @pytest.fixture(autouse=True)
 def _no_login_lockout(request: pytest.FixtureRequest) -> None:
     # Login throttling is tested on its own; elsewhere a test logs in freely.

@@ -1,4 +1,4 @@
-"""The shipped collection loaded for a test module, inside a transaction rolled back afterwards.
+"""The shipped collection loaded once for the test run, inside a transaction rolled back at its end.
 
 `loaddata` of the fixture files, in order: the same records `load_collection` loads, without its
 bulk history rows (their COPY path is not what these tests are about), with the fiction flags
@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import transaction
@@ -41,17 +40,12 @@ def collection_loaded() -> Iterator[None]:
         transaction.set_rollback(True)
 
 
-@pytest.fixture(scope="module")
-def _collection(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
-    """The collection for a whole module (imported by the conftest of the packages that read it)."""
+@contextlib.contextmanager
+def shared_collection(django_db_blocker: Any) -> Iterator[None]:
+    """The collection for every test that reads it (the session fixture `shipped_collection` of tests/conftest.py)."""
     from archive.search import snapshot
 
     with django_db_blocker.unblock(), collection_loaded():
         snapshot.clear()
         yield
     snapshot.clear()
-
-
-@pytest.fixture
-def collection(_collection: None, db: Any) -> None:
-    return None

@@ -32,6 +32,7 @@ import datetime as dt
 import logging
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,7 @@ from archive.api import serializers
 from archive.models import DocumentVersion, StoredDocument
 from archive.models.document_versions import EVERYTHING
 from archive.selectors import FictionMode
+from config import routers
 
 logger = logging.getLogger(__name__)
 
@@ -130,8 +132,40 @@ def documents(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> lis
     found = _read(tags, variant)
     missing = [key for key, tag in zip(keys, tags, strict=True) if tag not in found]
     if missing:
-        found.update(build(kind, missing, mode))
+        found.update(_build_once(kind, missing, mode))
     return [found[tag] for tag in tags if tag in found]
+
+
+def _build_once(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> dict[str, str]:
+    """Build the documents of `keys` that no other worker has built meanwhile (single flight).
+
+    Workers that miss the same documents at once wait for the first to store
+    them and read what it stored, instead of each building its own: on
+    PostgreSQL each waits on an advisory lock per document, on SQLite the
+    transaction is begun IMMEDIATE (settings), which lets one writer in at a time.
+    A read served from a replica builds for its own answer and stores nothing.
+    """
+    if routers.serving_from_replica():
+        return build(kind, keys, mode)
+    variant = kind.variant(mode)
+    alias = router.db_for_write(StoredDocument)
+    with transaction.atomic(using=alias):
+        _wait_for_other_builders(alias, [f"{kind.tag(key)}|{variant}" for key in keys])
+        found = _read([kind.tag(key) for key in keys], variant)
+        rest = [key for key in keys if kind.tag(key) not in found]
+        if rest:
+            found.update(build(kind, rest, mode))
+    return found
+
+
+def _wait_for_other_builders(alias: str, names: list[str]) -> None:
+    connection = connections[alias]
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        # Taken in one order by every worker, so two never wait on each other; released at the commit.
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(name, 0)) "
+                       "FROM unnest(%s::text[]) AS name ORDER BY name", [sorted(set(names))])
 
 
 def _tables(connection: BaseDatabaseWrapper) -> tuple[str, str]:
@@ -321,13 +355,20 @@ def _store(rows: list[StoredDocument]) -> None:
 
     Written in SQL because `bulk_create` splits its rows at Django's fixed
     limit for SQLite, and a page of 200 documents would cost more statements
-    than a page of 5. `ON CONFLICT … DO UPDATE` is the same on both engines.
+    than a page of 5. `ON CONFLICT … DO UPDATE` is the same on both engines;
+    its guard keeps a stored document built under newer versions (a slow
+    builder that read before a write never overwrites one built after it).
+    A request that reads from a replica stores nothing: it writes nowhere.
     """
+    if routers.serving_from_replica():
+        return
     alias = router.db_for_write(StoredDocument)
     connection = connections[alias]
     table = connection.ops.quote_name(StoredDocument._meta.db_table)
     columns = ", ".join(_STORED_COLUMNS)
     updates = ", ".join(f"{column} = excluded.{column}" for column in _STORED_COLUMNS[2:])
+    newer_or_same = (f"{table}.tag_version <= excluded.tag_version "
+                     f"AND {table}.everything_version <= excluded.everything_version")
     try:
         with transaction.atomic(using=alias), connection.cursor() as cursor:
             per_statement = max(1, _parameter_limit(connection) // len(_STORED_COLUMNS))
@@ -336,7 +377,7 @@ def _store(rows: list[StoredDocument]) -> None:
                 values = ", ".join([f"({', '.join(['%s'] * len(_STORED_COLUMNS))})"] * len(chunk))
                 cursor.execute(
                     f"INSERT INTO {table} ({columns}) VALUES {values} "
-                    f"ON CONFLICT (tag, variant) DO UPDATE SET {updates}",
+                    f"ON CONFLICT (tag, variant) DO UPDATE SET {updates} WHERE {newer_or_same}",
                     [getattr(row, column) for row in chunk for column in _STORED_COLUMNS],
                 )
     except DatabaseError:
@@ -372,10 +413,38 @@ def refresh(tags: Iterable[str], *, limit: int = REFRESH_LIMIT) -> int:
     return count
 
 
+# Tags whose writes were committed during the current request, refreshed once its response is sent.
+_after_response = threading.local()
+
+
+def on_request_started(**kwargs: Any) -> None:
+    _after_response.tags = set()
+
+
 def on_documents_changed(sender: Any, tags: Iterable[str], using: str, **kwargs: Any) -> None:
-    """Receiver of `archive.freshness.signals.documents_changed`: the write is committed; refresh what it touched."""
+    """Receiver of `archive.freshness.signals.documents_changed`: the write is committed; refresh what it touched.
+
+    Inside a request the refresh waits for the response to be sent (`on_request_finished`):
+    the curator who wrote does not wait for the documents of the readers to be built.
+    """
     if not enabled():
         return
+    waiting: set[str] | None = getattr(_after_response, "tags", None)
+    if waiting is not None:
+        waiting.update(tags)
+        return
+    _refresh_logged(tags)
+
+
+def on_request_finished(**kwargs: Any) -> None:
+    """Sent by Django once the response has gone to the client: refresh what the request's writes touched."""
+    waiting: set[str] | None = getattr(_after_response, "tags", None)
+    _after_response.tags = None
+    if waiting and enabled():
+        _refresh_logged(waiting)
+
+
+def _refresh_logged(tags: Iterable[str]) -> None:
     try:
         refresh(tags)
     except DatabaseError:

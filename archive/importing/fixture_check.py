@@ -34,6 +34,7 @@ from django.utils.translation import gettext as _
 
 from archive import fiction
 from archive.db.statistics import refresh_statistics
+from archive.freshness import signals as freshness_signals
 from archive.models import Source
 from archive.text.segment import split_passages
 
@@ -285,7 +286,8 @@ def check_collection(collection: Collection, *, using: str = "default") -> list[
     check = _Check(collection, using)
     with transaction.atomic(using=using):
         try:
-            with fiction.deferred(using):
+            # Rolled back: what the documents would show is worked out by the load itself, once.
+            with fiction.deferred(using), freshness_signals.bulk(using):
                 problems = check.run()
         finally:
             transaction.set_rollback(True, using=using)

@@ -16,17 +16,10 @@ from django.test.utils import CaptureQueriesContext
 
 from archive.models import Citation, Source
 from tests.api.conftest import ApiClient
-from tests.shipped import collection_loaded
 
 BASE = "/api/v1"
 # The events the history dates and the web novel retells with times of its own.
 RETOLD = ("yijiangmen-crush", "tang-drive-to-meitangang", "nanjing-massacre")
-
-
-@pytest.fixture(scope="module")
-def collection(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
-    with django_db_blocker.unblock(), collection_loaded():
-        yield
 
 
 @pytest.fixture(autouse=True)

@@ -42,6 +42,15 @@ def at(day: int, hour: int, minute: int = 0, second: int = 0, month: int = 12) -
     return dt.datetime(1937, month, day, hour, minute, second, tzinfo=TZ)
 
 
+def test_the_files_load_in_the_order_of_their_dependencies() -> None:
+    from tests.shipped import fixture_files
+
+    names = [path.name for path in fixture_files()]
+    assert names[:6] == ["01_sources.json", "02_people.json", "03_units.json", "04_places.json",
+                         "05_events.json", "06_citations.json"]
+    assert "08_notes.json" in names
+
+
 # --------------------------------------------------------------------------- counts and status
 
 

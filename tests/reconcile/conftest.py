@@ -1,4 +1,4 @@
-"""The shipped collection, loaded once per module and rolled back, and the schemas of the specification."""
+"""The schemas of the reconciliation specification (the shipped collection is `collection`, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from typing import Any
 from jsonschema import Draft7Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
-
-from tests.shipped import _collection, collection  # noqa: F401  (fixtures)
 
 SCHEMAS = Path(__file__).parent / "spec_schemas" / "0.2"
 

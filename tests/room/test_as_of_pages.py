@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -23,8 +26,20 @@ def _z(moment: dt.datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
+@pytest.fixture(scope="module")
+def _history(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, object]]:
+    """Made once for the module (a release is the slow part), rolled back after it."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield _published_then_changed()
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
-def history() -> dict[str, object]:
+def history(_history: dict[str, object], db: None) -> dict[str, object]:
+    return _history
+
+
+def _published_then_changed() -> dict[str, object]:
     """唐生智 published and released, then changed by an approved revision; a unit, a place and an event beside."""
     author, reviewer = user("room-asof-author", role="curator"), user("room-asof-reviewer", role="reviewer")
     before = timezone.now()

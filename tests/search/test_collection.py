@@ -8,7 +8,6 @@ results as each other. Skipped when the fixtures are absent.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
@@ -26,10 +25,8 @@ TERMS = ["江", "撤退", "下关", "挹江门", "南京", "金陵", "唐生智"
 
 
 @pytest.fixture
-def collection(db: Any) -> None:
-    from archive.importing.collection import load_collection
-
-    load_collection(FIXTURES)
+def indexed(collection: None) -> None:
+    """The shipped collection (tests/conftest.py) with its passages indexed, as `load_collection` leaves it."""
     search.rebuild()
 
 
@@ -45,7 +42,7 @@ def reference_passages(term: str, fiction: str = "exclude") -> list[int]:
     return [pk for _source, _seq, pk in sorted(kept)]
 
 
-def test_engine_results_names_and_aliases(collection: None) -> None:
+def test_engine_results_names_and_aliases(indexed: None) -> None:
     """One load of the collection (slow on PostgreSQL) serves every general check."""
     assert Passage.objects.exists()
     for fiction in search.FICTION_CHOICES:
@@ -68,7 +65,7 @@ def test_engine_results_names_and_aliases(collection: None) -> None:
             assert place.slug in slugs, alias.name
 
 
-def test_the_examples_of_the_contract(collection: None) -> None:
+def test_the_examples_of_the_contract(indexed: None) -> None:
     """Each example whose records the collection holds; skipped only if it holds none of them."""
     checked, missing = 0, []
 

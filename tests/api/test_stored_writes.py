@@ -1,0 +1,85 @@
+"""What reading a stored document may write, and when a write's documents are rebuilt.
+
+A slow builder never overwrites a document built after it under newer versions; the documents a
+request's writes touched are rebuilt after its response, not inside it. Workers that miss the same
+document at once build it once: tests/api/test_single_flight.py; a read from a replica writes
+nothing: tests/ops/test_replicas.py, against a real standby.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from django.test import Client
+
+from archive.api import stored
+from archive.models import DocumentVersion, StoredDocument
+from archive.selectors import FictionMode
+from tests.api.world import World
+from tests.factories import publish_change
+
+BASE = "/api/v1"
+TANG = f"{BASE}/persons/tang-shengzhi/"
+
+
+@pytest.fixture(autouse=True)
+def _uncached(settings: Any) -> None:
+    settings.API_CACHE_SECONDS = 0
+    settings.API_STORED_DOCUMENTS = True
+
+
+def _description(path: str) -> str:
+    response = Client().get(path)
+    assert response.status_code == 200
+    return str(json.loads(response.content)["description"])
+
+
+@pytest.mark.django_db
+def test_a_builder_that_read_before_a_write_never_overwrites_the_document_built_after_it(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    kind = stored.KINDS["person"]
+    versions_before = DocumentVersion.objects.versions([kind.tag("tang-shengzhi"), "*"])
+    publish_change(world.tang, description="南京卫戍司令长官。")
+    assert _description(TANG) == "南京卫戍司令长官。"
+    newer = StoredDocument.objects.get(tag="person:tang-shengzhi", variant="exclude")
+
+    # A builder that read the versions before the write stores what it built under them: refused.
+    monkeypatch.setattr(DocumentVersion.objects, "versions", lambda tags, using=None: versions_before)
+    stored.build(kind, ["tang-shengzhi"], FictionMode.EXCLUDE)
+    kept = StoredDocument.objects.get(tag="person:tang-shengzhi", variant="exclude")
+    assert (kept.tag_version, kept.body) == (newer.tag_version, newer.body)
+    monkeypatch.undo()
+    assert _description(TANG) == "南京卫戍司令长官。"
+
+
+@pytest.mark.django_db
+def test_the_documents_a_request_wrote_are_rebuilt_after_its_response(
+        world: World, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any) -> None:
+    _description(TANG)  # stored
+    refreshed: list[set[str]] = []
+    real_refresh = stored.refresh
+    monkeypatch.setattr(stored, "refresh", lambda tags, **kw: refreshed.append(set(tags)) or real_refresh(tags, **kw))
+
+    # As a server runs a request (without closing the test's connection, as Django's test client does).
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        request_started.send(sender=None)
+        with django_capture_on_commit_callbacks(execute=True):
+            publish_change(world.tang, description="战后回忆。")
+        assert refreshed == []  # the writer's request built nothing
+        request_finished.send(sender=None)
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    assert len(refreshed) == 1 and "person:tang-shengzhi" in refreshed[0]
+    current = StoredDocument.objects.get(tag="person:tang-shengzhi", variant="exclude")
+    assert "战后回忆。" in current.body
+    # Outside a request (a command, a shell) the refresh follows the commit at once.
+    with django_capture_on_commit_callbacks(execute=True):
+        publish_change(world.tang, description="再改。")
+    assert len(refreshed) == 2
