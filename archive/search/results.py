@@ -17,7 +17,7 @@ from typing import Any, overload
 from archive import counting
 from archive.models import Passage
 
-from .index import estimate_visible, ordered_walk, visible_entries
+from .index import estimate_visible, ordered_walk, planned_for_the_term, visible_entries
 from .keys import search_key_aligned
 from .query import TYPES, clean_fiction, clean_query, clean_types, fiction_kept
 from .records import SCORE_PASSAGE, Query
@@ -113,9 +113,10 @@ class SearchResults(Sequence[Hit]):
                 self._passage_count = (0, True)
             else:
                 key, fiction, db = self.query.key, self.fiction, self.entries.db
-                self._passage_count = counting.count_or_estimate(
-                    self.entries, EXACT_COUNT_UP_TO, lambda: estimate_visible(key, fiction=fiction, using=db)
-                )
+                with planned_for_the_term(db):
+                    self._passage_count = counting.count_or_estimate(
+                        self.entries, EXACT_COUNT_UP_TO, lambda: estimate_visible(key, fiction=fiction, using=db)
+                    )
         return self._passage_count
 
     @property
@@ -152,7 +153,8 @@ class SearchResults(Sequence[Hit]):
         first, last = max(0, start - len(self.records)), stop - len(self.records)
         page = self.entries.values_list("passage_id", flat=True)[first:last]
         if self.count_exact:  # few hits: found through the grams index, then sorted
-            ids = list(page)
+            with planned_for_the_term(self.entries.db):
+                ids = list(page)
         else:
             with ordered_walk(self.entries.db):
                 ids = list(page)

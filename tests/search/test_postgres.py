@@ -120,3 +120,19 @@ def test_the_system_check_passes_on_a_utf8_database(db: Any) -> None:
     messages = [m for m in checks.run_checks(tags=[checks.Tags.database], databases=["default"])
                 if m.id == "archive.W101"]
     assert messages == []
+
+
+def test_a_long_lived_worker_plans_each_search_for_its_term(db: Any) -> None:
+    """The search statements are prepared after five runs; PostgreSQL would then settle on a generic plan."""
+    if not connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
+        pytest.skip("statements are not prepared (DB_PREPARED_STATEMENTS off)")
+    search.reindex([source_with_text("部队向下关撤退，经挹江门出城，渡江北去。\n挹江门外")])
+    for _ in range(15):
+        results = search.find("挹江门", types=["passage"])
+        assert len(results) == 2 and len(results[:20]) == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements "
+                       "WHERE statement LIKE %s", ["%archive_passagesearchentry%"])
+        prepared = cursor.fetchall()
+    assert prepared, "the search statements were prepared"
+    assert all(generic == 0 and custom >= 1 for _statement, generic, custom in prepared), prepared
