@@ -299,20 +299,27 @@ def current_page(kind: DocumentKind, variant: str) -> Detail | None:
     return Detail(rows[0][0], rows[0][1], False) if rows else None
 
 
-def prune() -> int:
-    """Delete the stored documents that can no longer be read; answer how many.
+def prune(tags: Sequence[str] | None = None) -> int:
+    """Delete the stored documents that can no longer be read, among `tags` or all; answer how many.
 
     A document whose tag or `*` has moved on is never served again: its
     record was changed (and its readers store a new one under the same key),
     deleted or renamed. Only those rows are removed, so readers lose nothing.
+    Called after each committed write for the tags it touched (`on_documents_changed`),
+    so that the store holds no more than what can be read.
     """
     alias = router.db_for_write(StoredDocument)
     connection = connections[alias]
     documents, joined = _tables(connection)
+    among, params = "", [EVERYTHING]
+    if tags is not None:
+        if not tags:
+            return 0
+        among, params = f" AND d.tag IN ({', '.join(['%s'] * len(tags))})", [EVERYTHING, *tags]
     with transaction.atomic(using=alias), connection.cursor() as cursor:
         cursor.execute(
-            f"DELETE FROM {documents} WHERE id IN (SELECT d.id FROM {joined} WHERE NOT ({_IS_CURRENT}))",
-            [EVERYTHING],
+            f"DELETE FROM {documents} WHERE id IN (SELECT d.id FROM {joined} WHERE NOT ({_IS_CURRENT}){among})",
+            params,
         )
         return int(cursor.rowcount)
 
@@ -445,8 +452,12 @@ def on_request_finished(**kwargs: Any) -> None:
 
 
 def _refresh_logged(tags: Iterable[str]) -> None:
+    wanted = sorted(set(tags))
     try:
-        refresh(tags)
+        refresh(wanted)
+        # What the write made stale and nobody rebuilt goes: its own tags' rows, or every stale row
+        # after a write that touched `*` (a load) or more tags than one statement takes.
+        prune(None if EVERYTHING in wanted or len(wanted) > REFRESH_SCAN_LIMIT else wanted)
     except DatabaseError:
         # The write is committed; a document left stale is built by its next reader.
         logger.warning("stored API documents were not refreshed after a write", exc_info=True)

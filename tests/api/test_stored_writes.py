@@ -17,10 +17,11 @@ from django.db import close_old_connections
 from django.test import Client
 
 from archive.api import stored
-from archive.models import DocumentVersion, StoredDocument
+from archive.freshness.signals import bulk
+from archive.models import DocumentVersion, Person, StoredDocument
 from archive.selectors import FictionMode
 from tests.api.world import World
-from tests.factories import publish_change
+from tests.factories import approved, publish_change
 
 BASE = "/api/v1"
 TANG = f"{BASE}/persons/tang-shengzhi/"
@@ -83,3 +84,29 @@ def test_the_documents_a_request_wrote_are_rebuilt_after_its_response(
     with django_capture_on_commit_callbacks(execute=True):
         publish_change(world.tang, description="再改。")
     assert len(refreshed) == 2
+
+
+@pytest.mark.django_db
+def test_a_committed_write_leaves_no_stale_document_behind(
+        world: World, django_capture_on_commit_callbacks: Any) -> None:
+    for path in (TANG, f"{BASE}/persons/", f"{BASE}/persons/?page_size=2"):
+        assert Client().get(path).status_code == 200
+    assert StoredDocument.objects.filter(tag="person:list").exists()  # the lists' stored pages
+
+    with django_capture_on_commit_callbacks(execute=True):
+        publish_change(world.tang, description="南京卫戍司令长官。")
+
+    # The person's document was rebuilt; the pages of the list it changed are gone until read again.
+    assert StoredDocument.objects.filter(tag="person:tang-shengzhi").exists()
+    assert not StoredDocument.objects.filter(tag="person:list").exists()
+    assert stored.prune() == 0  # nothing stale was left
+    assert "南京卫戍司令长官。" in Client().get(f"{BASE}/persons/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_write_that_touches_everything_empties_the_store_of_what_it_made_stale(
+        world: World, django_capture_on_commit_callbacks: Any) -> None:
+    assert Client().get(TANG).status_code == 200 and StoredDocument.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True), bulk():  # as a load does: `*` bumped at its end
+        approved(Person(slug="loaded", name="载入者"))
+    assert not StoredDocument.objects.exists()
