@@ -30,6 +30,7 @@ from archive.models import (
     Curated,
     Event,
     Location,
+    LocationAlias,
     Participation,
     Passage,
     Person,
@@ -39,6 +40,7 @@ from archive.models import (
     Statement,
     Status,
     Unit,
+    UnitAlias,
 )
 from archive.models.registry import TARGET_FIELDS, FictionMode
 
@@ -263,7 +265,8 @@ def persons(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Person]:
 
 def units(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Unit]:
     return Unit.objects.approved().prefetch_related(
-        "aliases",
+        # In the order they were entered, on every engine and after a restore (the table's order is none).
+        Prefetch("aliases", queryset=UnitAlias.objects.order_by("id")),
         _ref(Unit, mode, "parent"),
         Prefetch(
             "children",
@@ -277,7 +280,7 @@ def units(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Unit]:
 
 def locations(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]:
     return _locations(FictionMode.INCLUDE).prefetch_related(
-        "aliases",
+        Prefetch("aliases", queryset=LocationAlias.objects.order_by("id")),
         place_refs(mode, "parent"),
         _citations_prefetch(mode),
         _statements_prefetch(mode),
