@@ -36,6 +36,7 @@ PAGE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "new_record_defaults": _TARGETS,
     "review": _VIEW_ALL,
     "my_work": _VIEW_ALL,
+    "discuss": _VIEW_ALL,
     "accounts": ("archive.view_event", "archive.view_source", "archive.view_citation"),
     "audit": _VIEW_ALL,
 }
