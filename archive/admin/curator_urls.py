@@ -45,6 +45,7 @@ urlpatterns = [
     path("passages/<int:pk>/cite/", page(reader.cite, "cite"), name="cite"),
     path("passages/<int:pk>/mention/", page(mention_views.cite_one, "cite_mention"), name="cite_mention"),
     path("targets/", page(reader.target_search, "targets"), name="targets"),
+    path("selection-kind/", page(reader.kind_of_selection, "kind_of_selection"), name="kind_of_selection"),
     path("new-record/", page(reader.new_record_defaults, "new_record_defaults"), name="new_record_defaults"),
     path("review/", page(review.queue, "review"), name="review"),
     path("discuss/", page(discussion.discuss, "discuss"), name="discuss"),
