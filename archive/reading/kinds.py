@@ -39,12 +39,17 @@ class Guess:
 
 
 def by_form(words: str) -> str:
-    """The kind of name the words' ending says, or ""."""
+    """The kind of name the words' ending says, or "".
+
+    A one-character ending needs a name of three characters or more: 渡江 is
+    an act, not a river, while 第88师 and 煤炭港 are names.
+    """
     simplified = to_simplified(words.strip())
     best = ("", 0)
     for kind, endings in _FORMS:
         for ending in endings:
-            if simplified.endswith(ending) and len(simplified) > len(ending) and len(ending) > best[1]:
+            shortest = 3 if len(ending) == 1 else len(ending) + 1
+            if simplified.endswith(ending) and len(simplified) >= shortest and len(ending) > best[1]:
                 best = (kind, len(ending))
     return best[0]
 
