@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 
-from archive.models import Comment, Curated, Revision
+from archive.models import Comment, Curated, Revision, RevisionState
 from archive.models.registry import CURATED_MODELS
 from archive.services import discussion, review, revisions
 from archive.text.numbers import whole_number
@@ -58,12 +58,16 @@ class Thread:
 
 
 def thread_for(subject: models.Model, user: Any, found: dict[tuple[int, Any], list[Comment]]) -> Thread:
-    returned = isinstance(subject, Revision) and subject.state == "returned"
+    returned = (
+        isinstance(subject, Revision)
+        and subject.state == RevisionState.RETURNED
+        and user.pk in revisions.contributors(subject)
+    )
     return Thread(
         key=subject_key(subject),
         comments=found.get(discussion.thread_key(subject), []),
         may_write=discussion.may_discuss(subject, user),
-        returned=returned and user.pk in revisions.contributors(subject),
+        returned=returned,
     )
 
 
