@@ -34,8 +34,10 @@ PAGE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "cite_mention": _CITE,
     "targets": _TARGETS,
     "new_record_defaults": _TARGETS,
+    "kind_of_selection": _TARGETS,
     "review": _VIEW_ALL,
     "my_work": _VIEW_ALL,
+    "discuss": _VIEW_ALL,
     "accounts": ("archive.view_event", "archive.view_source", "archive.view_citation"),
     "audit": _VIEW_ALL,
 }

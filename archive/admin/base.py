@@ -36,7 +36,7 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -47,9 +47,11 @@ from archive import locking
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Revision, RevisionKind, Status
-from archive.services import decisions, records, revisions
+from archive.services import decisions, discussion, records, revisions
 from archive.services import review as curation
+from archive.text.numbers import whole_number
 
+from .discussion import Thread, thread_for
 from .lists import EstimatedCountPaginator, SearchMixin
 
 # The changelist helpers live in `.lists`; the model admins import them from here too.
@@ -250,6 +252,8 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         extra_context = {**(extra_context or {}), "show_submit_for_review": True}
         if object_id is not None:
             record = self.get_object(request, object_id)
+            if record is not None:
+                extra_context["threads"] = self._threads(request, record)
             pending = getattr(record, "_pending_revision", None)
             if pending is not None and request.method == "GET":
                 self.message_user(
@@ -268,6 +272,27 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             # was saved (the view's transaction rolled back); say why.
             self.message_user(request, " ".join(exc.messages), messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
+
+    object_history_template = "admin/archive/object_history.html"
+
+    def _threads(self, request: HttpRequest, record: Curated) -> list[Thread]:
+        """The record's thread and its open change's, for its change form and its history."""
+        subjects: list[Model] = [record]
+        pending = getattr(record, "_pending_revision", None) or revisions.pending_revision(record)
+        if pending is not None:
+            subjects.append(pending)
+        found = discussion.threads(subjects)
+        return [thread_for(subject, request.user, found) for subject in subjects]
+
+    def history_view(self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+                     ) -> HttpResponse:
+        number = whole_number(object_id)
+        if number is None:
+            raise Http404(_("No record has the id “%(id)s”.") % {"id": object_id[:40]})
+        record = self.model._default_manager.filter(pk=number).first()
+        if record is not None:
+            extra_context = {**(extra_context or {}), "threads": self._threads(request, record)}
+        return super().history_view(request, object_id, extra_context)
 
     def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
         """The record as its editor should see it: with its pending revision laid over the published values."""

@@ -21,7 +21,7 @@ from django.urls import path
 
 from archive import roles
 
-from . import accounts, audit, mention_views, my_work, reader, reader_page, review
+from . import accounts, audit, discussion, mention_views, my_work, reader, reader_page, review
 
 app_name = "archive_curate"
 
@@ -45,8 +45,10 @@ urlpatterns = [
     path("passages/<int:pk>/cite/", page(reader.cite, "cite"), name="cite"),
     path("passages/<int:pk>/mention/", page(mention_views.cite_one, "cite_mention"), name="cite_mention"),
     path("targets/", page(reader.target_search, "targets"), name="targets"),
+    path("selection-kind/", page(reader.kind_of_selection, "kind_of_selection"), name="kind_of_selection"),
     path("new-record/", page(reader.new_record_defaults, "new_record_defaults"), name="new_record_defaults"),
     path("review/", page(review.queue, "review"), name="review"),
+    path("discuss/", page(discussion.discuss, "discuss"), name="discuss"),
     path("my-work/", page(my_work.my_work, "my_work"), name="my_work"),
     path("events/<slug:slug>/accounts/", page(accounts.accounts, "accounts"), name="accounts"),
     path("audit/", page(audit.audit, "audit"), name="audit"),

@@ -13,7 +13,7 @@ from django.utils.translation import ngettext
 from archive.models import Passage, Source
 from archive.services.mentions import cite_all_mentions, cite_mention
 
-from .reader import passage_url
+from .reader import back_to_reader
 
 
 def _may_cite(request: HttpRequest) -> None:
@@ -37,10 +37,7 @@ def cite_one(request: HttpRequest, pk: int) -> HttpResponse:
             _("“%(quote)s” cited as a mention of %(record)s and submitted for review.")
             % {"quote": citation.quote, "record": citation.target},
         )
-    back = request.POST.get("next", "")
-    if back.startswith(reverse("archive_curate:reader", args=[passage.source.slug])):
-        return redirect(back)
-    return redirect(passage_url(passage, focus=True))
+    return redirect(back_to_reader(passage, request.POST.get("next", "")))
 
 
 def cite_all(request: HttpRequest, slug: str) -> HttpResponse:

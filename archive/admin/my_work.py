@@ -24,8 +24,10 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from archive.models import Curated, Revision, RevisionState, Status
+from archive.models import CommentKind, Curated, Revision, RevisionState, Status
+from archive.services import discussion
 
+from .discussion import Thread, thread_for
 from .reader import admin_context
 from .review import _RELATED, QUEUE_MODELS, _revision_change_url
 
@@ -39,6 +41,7 @@ class Item:
     record: Any
     kind: str
     url: str | None
+    thread: Thread | None = None
 
 
 def _records(model: type[Curated], user: Any, since: dt.datetime) -> list[Curated]:
@@ -68,7 +71,7 @@ def revisions_by_state(user: Any, *, since: dt.datetime) -> dict[str, list[Item]
     mine = Revision.objects.filter(Q(created_by=user) | Q(contributors=user)).values("pk")
     qs = (
         Revision.objects.filter(pk__in=mine)
-        .filter(Q(state=RevisionState.PENDING) | Q(reviewed_at__gte=since))
+        .filter(Q(state__in=[RevisionState.PENDING, RevisionState.RETURNED]) | Q(reviewed_at__gte=since))
         .select_related("record_type", "reviewed_by")
         .order_by("-updated_at", "-pk")[:LIMIT]
     )
@@ -81,10 +84,27 @@ def revisions_by_state(user: Any, *, since: dt.datetime) -> dict[str, list[Item]
     return found
 
 
+def waiting_for(user: Any, drafts: list[Item], returned: list[Item]) -> list[Item]:
+    """The drafts a reviewer returned with changes requested and the changes returned, each with its thread.
+
+    A draft waits for its author when its thread holds a request of changes;
+    the threads of every draft and returned change are read in one query.
+    """
+    found = discussion.threads([item.record for item in [*drafts, *returned]])
+    waiting = []
+    for item in [*drafts, *returned]:
+        comments = found.get(discussion.thread_key(item.record), [])
+        if any(comment.kind == CommentKind.CHANGES_REQUESTED for comment in comments):
+            item.thread = thread_for(item.record, user, found)
+            waiting.append(item)
+    return waiting
+
+
 def my_work(request: HttpRequest) -> HttpResponse:
     since = timezone.now() - dt.timedelta(days=RECENT_DAYS)
     records = records_by_status(request.user, since=since)
     changes = revisions_by_state(request.user, since=since)
+    waiting = waiting_for(request.user, records[Status.DRAFT], changes[RevisionState.RETURNED])
     sections = [
         ("drafts", _("Drafts"), records[Status.DRAFT], _("Records you created or changed that are not submitted.")),
         ("in-review", _("In review"), records[Status.IN_REVIEW], _("Waiting for another person to decide.")),
@@ -125,6 +145,7 @@ def my_work(request: HttpRequest) -> HttpResponse:
         request,
         title=_("My work"),
         sections=sections,
+        waiting=waiting,
         change_sections=change_sections,
         limit=LIMIT,
     )

@@ -15,9 +15,11 @@ are shared by the review queue and the side-by-side accounts.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from django import forms
 from django.contrib import admin, messages
@@ -47,9 +49,11 @@ from archive.models import (
 )
 from archive.models.curation import Cited
 from archive.models.registry import TARGET_FIELDS, cited_model
+from archive.reading.kinds import likely_kind
 from archive.search import admin_filter as admin_search
 from archive.search.query import QueryError
-from archive.services.citations import DuplicateCitation, citation_create
+from archive.services.citations import CLAIM_OPTIONAL, CLAIM_TEMPLATES, ROLE_CLAIMS, DuplicateCitation, citation_create
+from archive.services.citations import claim_for as claim_rule
 from archive.services.new_records import (
     NEW_KINDS,
     NewRecord,
@@ -201,10 +205,15 @@ class CitationForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "class": "vLargeTextField"}),
         help_text=gettext_lazy("The words you selected; they must be the passage's own."),
     )
+    # No kind at first: the dialog preselects what the selection names, else the kind used last,
+    # and its search looks in every kind until one is chosen.
     target_type = forms.ChoiceField(
         label=gettext_lazy("Evidence for"),
-        choices=[(name, model._meta.verbose_name) for name, model in TARGET_MODELS.items()],
-        initial="event",
+        choices=[
+            ("", gettext_lazy("any kind")),
+            *((name, model._meta.verbose_name) for name, model in TARGET_MODELS.items()),
+        ],
+        initial="",
     )
     target_id = forms.IntegerField(label=gettext_lazy("Record"), widget=forms.Select, required=False)
     # A new record made with the citation: its name (the selected words by default), what
@@ -229,8 +238,12 @@ class CitationForm(forms.Form):
     claim = forms.CharField(
         label=gettext_lazy("Claim"),
         max_length=500,
-        widget=forms.TextInput(attrs={"class": "vLargeTextField"}),
-        help_text=gettext_lazy("What the passage says about the record, in a few words."),
+        required=False,
+        widget=forms.TextInput(attrs={"class": "vLargeTextField", "list": "claim-templates", "autocomplete": "off"}),
+        help_text=gettext_lazy(
+            "What the passage says about the record, in a few words. For a person, unit or place it only names, "
+            "leave it empty: it is stored as “named here”."
+        ),
     )
     rank = forms.ChoiceField(label=gettext_lazy("Rank"), choices=Rank.choices, initial=Rank.NORMAL)
 
@@ -278,6 +291,11 @@ class CitationForm(forms.Form):
             return data
         self.codepoints = (found.start, found.end)
         data["quote"] = found.exact
+        try:
+            data["claim"] = claim_rule(data["target_type"], data.get("claim", ""))
+        except ValidationError as exc:
+            self.add_error("claim", exc.message_dict["claim"])
+            return data
         if data.get("target_id") is None and data.get("new_name", "").strip():
             self._clean_new_record(data)
             return data
@@ -376,17 +394,63 @@ def _matching(target_type: str, qs: QuerySet[Any], term: str) -> QuerySet[Any]:
 def target_search(request: HttpRequest) -> JsonResponse:
     """Records a citation may rest on, matching `q`, for the citation form's record list."""
     target_type = request.GET.get("type", "")
+    term = request.GET.get("q", "").strip()
+    if target_type == "":
+        return _search_every_kind(term)
     if target_type not in TARGET_MODELS:
         return JsonResponse({"error": _("Unknown record type “%(type)s”.") % {"type": target_type}}, status=400)
-    term = request.GET.get("q", "").strip()
     qs = _target_queryset(target_type)
     if term:
         try:
             qs = _matching(target_type, qs, term)
         except QueryError as exc:
             return JsonResponse({"error": exc.message}, status=400)
-    results = [{"id": r.pk, "text": _record_option(r), "status": r.status} for r in qs[:TARGET_SEARCH_LIMIT]]
+    results = [_result(target_type, r) for r in qs[:TARGET_SEARCH_LIMIT]]
     return JsonResponse({"results": results})
+
+
+def _result(target_type: str, record: Any, *, labelled: bool = False) -> dict[str, Any]:
+    text = _record_option(record)
+    found = {"id": record.pk, "kind": target_type, "status": record.status,
+             "text": f"{record._meta.verbose_name}: {text}" if labelled else text}
+    if target_type == "participation" and record.role in ROLE_CLAIMS:
+        found["claim"] = ROLE_CLAIMS[record.role]
+    return found
+
+
+# Each kind's share of a search in every kind: the list stays short, every kind gets its place.
+_PER_KIND = 8
+
+
+def _search_every_kind(term: str) -> JsonResponse:
+    """Records of every kind that `term` finds, each labelled with its kind: the search before a kind is chosen."""
+    if not term:
+        return JsonResponse({"results": []})
+    results: list[dict[str, Any]] = []
+    try:
+        for target_type in TARGET_MODELS:
+            qs = _matching(target_type, _target_queryset(target_type), term)
+            results += [_result(target_type, r, labelled=True) for r in qs[:_PER_KIND]]
+    except QueryError as exc:
+        return JsonResponse({"error": exc.message}, status=400)
+    return JsonResponse({"results": results})
+
+
+def kind_of_selection(request: HttpRequest) -> JsonResponse:
+    """What the selected `words` most likely name (person, unit, place or nothing), and the records so named."""
+    guess = likely_kind(request.GET.get("words", "")[:200])
+    return JsonResponse({"kind": guess.kind, "ids": guess.ids})
+
+
+def claims_json() -> str:
+    """What the dialog offers as claims (templates per kind) and which kinds may leave the claim empty."""
+    return json.dumps(
+        {
+            "templates": {kind: list(found) for kind, found in CLAIM_TEMPLATES.items()},
+            "optional": sorted(CLAIM_OPTIONAL),
+        },
+        ensure_ascii=False,
+    )
 
 
 def new_record_defaults(request: HttpRequest) -> JsonResponse:
@@ -407,12 +471,13 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
     if not request.user.has_perm("archive.add_citation"):
         raise PermissionDenied
     reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
+    back = request.POST.get("next") or request.GET.get("next") or ""
     if request.method == "POST":
         form = CitationForm(request.POST, passage=passage)
         if form.is_valid() and form.codepoints and (form.target is not None or form.new_record is not None):
             saved = _save_citation(request, passage, form)
             if saved is not None:
-                return redirect(passage_url(passage, focus=True))
+                return redirect(back_to_reader(passage, back))
         status = 200
     else:
         form, status = _form_from_selection(request, passage)
@@ -424,6 +489,9 @@ def cite(request: HttpRequest, pk: int) -> HttpResponse:
         reader_url=reader_url,
         passage_html=_passage_for_form(passage, form),
         duplicate_url=admin_change_url(form.duplicate) if form.duplicate else None,
+        next_url=back if back.startswith(reader_url) else "",
+        back_url=back_to_reader(passage, back),
+        claims_json=claims_json(),
     )
     return render(request, "archive/curate/cite.html", context, status=status)
 
@@ -479,6 +547,28 @@ def passage_url(passage: Passage, *, focus: bool = False) -> str:
     reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
     extra = f"&focus={passage.seq}" if focus else ""
     return f"{reader_url}?seq={passage.seq}{extra}#passage-{passage.seq}"
+
+
+# What the reader's URL says of where the curator was that is not a filter, a page or a passage size.
+_NOT_KEPT = ("seq", "focus")
+
+
+def back_to_reader(passage: Passage, back: str) -> str:
+    """The reader as the curator left it (`back`: its filters, page and size), at `passage`, marked.
+
+    The passage is not looked up again (`seq`): a filter such as "uncited"
+    may hide it now that it is cited, and the reader would clear the filters
+    to show it. The same page keeps the curator's place; the messages go to
+    its top when the passage left it. A `back` that is not this source's
+    reader gives the passage's page in the plain reader.
+    """
+    reader_url = reverse("archive_curate:reader", args=[passage.source.slug])
+    path, _sep, query = back.partition("#")[0].partition("?")
+    if path != reader_url:
+        return passage_url(passage, focus=True)
+    kept = [(key, value) for key, value in parse_qsl(query, keep_blank_values=True) if key not in _NOT_KEPT]
+    kept.append(("focus", str(passage.seq)))
+    return f"{reader_url}?{urlencode(kept)}#passage-{passage.seq}"
 
 
 def _form_from_selection(request: HttpRequest, passage: Passage) -> tuple[CitationForm, int]:

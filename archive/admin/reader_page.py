@@ -39,6 +39,7 @@ from .reader import (
     admin_context,
     citation_title,
     citations_queryset,
+    claims_json,
     highlighted,
     target_label,
 )
@@ -199,6 +200,7 @@ def reader(request: HttpRequest, slug: str) -> HttpResponse:
         focus=focus if focus in shown else None,
         can_cite=can_cite,
         form=CitationForm(passage=None) if can_cite else None,
+        claims_json=claims_json() if can_cite else "",
         statuses=Status,
         kinds=[(name, field_label(Citation, name)) for name in TARGET_FIELDS],
         page_sizes=PAGE_SIZES,

@@ -3,6 +3,7 @@
 from .audit import CuratorNote, NoteModel
 from .citations import TARGET_FIELDS, Citation, Rank
 from .curation import Curated, Side, Status
+from .discussion import Comment, CommentKind
 from .document_versions import DocumentVersion
 from .events import Event, EventKind, Participation, ParticipationRole
 from .name_keys import StoredNameKeys
@@ -21,6 +22,8 @@ __all__ = [
     "TARGET_FIELDS",
     "Basis",
     "Citation",
+    "Comment",
+    "CommentKind",
     "Curated",
     "CuratorNote",
     "DocumentVersion",

@@ -8,7 +8,7 @@ every API endpoint, count and search keeps serving. Approving the revision by
 someone who did not contribute to it applies it to the row in one transaction
 (`archive.services.revisions`); rejecting it leaves the row as it was.
 
-One record has at most one pending revision (a partial unique constraint), as
+One record has at most one open (pending or returned) revision (a partial unique constraint), as
 Wagtail keeps one latest revision per page: successive edits update it and add
 their authors to its contributors. `version` counts those updates, so that two
 curators editing the same pending revision never overwrite each other unseen.
@@ -32,6 +32,8 @@ class RevisionState(models.TextChoices):
     APPROVED = "approved", _("approved")
     REJECTED = "rejected", _("rejected")
     WITHDRAWN = "withdrawn", _("withdrawn")
+    # Sent back to its contributors by a reviewer; still the record's open change, reviewed again once edited.
+    RETURNED = "returned", _("changes requested")
 
 
 class RevisionKind(models.TextChoices):
@@ -41,9 +43,16 @@ class RevisionKind(models.TextChoices):
     MERGE = "merge", _("merge")
 
 
+OPEN_STATES = (RevisionState.PENDING, RevisionState.RETURNED)
+
+
 class RevisionQuerySet(models.QuerySet["Revision"]):
     def pending(self) -> RevisionQuerySet:
         return self.filter(state=RevisionState.PENDING)
+
+    def open(self) -> RevisionQuerySet:
+        """Pending or returned to its contributors: the record's one change not yet decided for good."""
+        return self.filter(state__in=OPEN_STATES)
 
     def of(self, record: models.Model) -> RevisionQuerySet:
         return self.filter(record_type=ContentType.objects.get_for_model(type(record)), record_id=record.pk)
@@ -93,11 +102,11 @@ class Revision(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["record_type", "record_id"],
-                condition=models.Q(state="pending"),
+                condition=models.Q(state__in=["pending", "returned"]),
                 name="revision_one_pending_per_record",
             ),
             models.CheckConstraint(
-                condition=models.Q(state__in=["pending", "approved", "rejected", "withdrawn"]),
+                condition=models.Q(state__in=["pending", "approved", "rejected", "withdrawn", "returned"]),
                 name="revision_state_valid",
             ),
         ]

@@ -20,11 +20,9 @@ from archive.models.registry import cited_model
 from archive.reading import mentions
 from archive.reading.mentions import Suggestion
 from archive.services import review
-from archive.services.citations import citation_create
+from archive.services.citations import MENTION_CLAIM, citation_create
 from archive.services.new_records import NEW_KINDS
 
-# What a citation made from a suggestion says: the passage names the record, no more.
-MENTION_CLAIM = "named here"
 BATCH_REASON = "suggested mentions cited in one batch"
 
 

@@ -1,4 +1,4 @@
-"""Review of new records: submit, approve, reject, with four eyes by contribution.
+"""Review of new records: submit, approve, reject or request changes, with four eyes by contribution.
 
 A record that was never published is reviewed as a whole: its author submits
 it, and someone who contributed nothing to it (no edit, no submission, no
@@ -20,12 +20,12 @@ from django.utils.translation import gettext as _
 
 from archive.locking import ConcurrentEdit
 from archive.models import TARGET_FIELDS, Citation, Curated, Status
-from archive.services import decisions
+from archive.services import decisions, discussion
 from archive.services.authorship import mark
 from archive.services.published import after_publish
 
 # History reasons of review decisions: a reviewer's decision is no contribution.
-_DECISIONS = ("approved", "rejected")
+_DECISIONS = ("approved", "rejected", "changes requested")
 
 
 def contributors(record: Curated) -> set[int]:
@@ -160,3 +160,29 @@ def reject(record: Curated, *, by: Any, note: str, shown: str) -> Curated:
     _save(record, by=by, reason=f"rejected: {note}")
     return record
 
+
+
+@transaction.atomic
+def request_changes(record: Curated, *, by: Any, note: str, shown: str) -> Curated:
+    """Return a record in review to its authors as a draft, with the reviewer's request in its thread.
+
+    The third decision beside approval and rejection (Gerrit's -1, GitHub's
+    "request changes"): nothing is refused for good, the authors fix the draft
+    and submit it again. Pinned to what was read (`shown`), as `approve` is.
+    """
+    if record.status != Status.IN_REVIEW:
+        raise ValidationError(
+            _("Only a record in review can be returned with changes requested; %(record)s is %(status)s.")
+            % {"record": record, "status": record.get_status_display()}
+        )
+    if not note.strip():
+        raise ValidationError({"review_note": _("Say what should change.")})
+    _check_reviewer(record, by)
+    _pin(record, shown)
+    record.status = Status.DRAFT
+    record.reviewed_by = by
+    record.reviewed_at = timezone.now()
+    record.review_note = note
+    _save(record, by=by, reason=f"changes requested: {note}")
+    discussion.record_request(subject=record, by=by, text=note)
+    return record

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 
 from archive.locking import ConcurrentEdit
 from archive.models import Curated, Revision, RevisionKind, RevisionState
-from archive.services import decisions
+from archive.services import decisions, discussion
 from archive.services.authorship import delete_as, save_as
 from archive.services.published import after_publish
 
@@ -54,7 +54,7 @@ class RevisionChanged(ValidationError):
 def pending_revision(record: models.Model) -> Revision | None:
     if record.pk is None:
         return None
-    return Revision.objects.pending().of(record).first()
+    return Revision.objects.open().of(record).first()
 
 
 def pending_for(model: type[models.Model], pks: Iterable[Any]) -> dict[Any, Revision]:
@@ -95,12 +95,18 @@ def contributors(revision: Revision) -> set[int]:
 
 
 def _open(record: Curated, *, by: Any, kind: str) -> Revision:
-    """The record's pending revision, locked, or a new one; `by` becomes a contributor."""
+    """The record's open revision, locked, or a new one; `by` becomes a contributor.
+
+    A revision returned with changes requested goes back to review with the
+    edit that answers the request, as a new patch set does in Gerrit.
+    """
     model = type(record)
     content_type = ContentType.objects.get_for_model(model)
     revision = (
-        Revision.objects.select_for_update().filter(record_type=content_type, record_id=record.pk).pending().first()
+        Revision.objects.select_for_update().filter(record_type=content_type, record_id=record.pk).open().first()
     )
+    if revision is not None and revision.state == RevisionState.RETURNED:
+        revision.state = RevisionState.PENDING
     if revision is None:
         live_version = model._default_manager.filter(pk=record.pk).values_list("version", flat=True).get()
         revision = Revision.objects.create(
@@ -186,7 +192,7 @@ def propose_change(
     content_type = ContentType.objects.get_for_model(model)
     _check_shown(
         record,
-        Revision.objects.select_for_update().filter(record_type=content_type, record_id=record.pk).pending().first(),
+        Revision.objects.select_for_update().filter(record_type=content_type, record_id=record.pk).open().first(),
     )
     revision = _open(record, by=by, kind=kind)
     whole = getattr(record, "_revision_shown", None) is not None
@@ -264,6 +270,11 @@ def propose_merge(*, survivor: Curated, duplicate: Curated, by: Any) -> Revision
 
 
 # -- deciding
+
+
+def _may_decide(revision: Revision, user: Any) -> bool:
+    opts = revision.record_model._meta
+    return bool(user.is_superuser or user.has_perm(f"{opts.app_label}.review_{opts.model_name}"))
 
 
 def can_decide(revision: Revision, user: Any) -> bool:
@@ -429,12 +440,47 @@ def reject_revision(*, revision: Revision, by: Any, note: str, shown: str) -> Re
 
 
 @transaction.atomic
+def request_revision_changes(*, revision: Revision, by: Any, note: str, shown: str) -> Revision:
+    """Send the change back to its contributors with the reviewer's request, which opens or joins its thread.
+
+    Pinned as approval and rejection are (`shown`). The change stays the
+    record's open revision: the edit that answers the request sends it back to
+    review (`_open`), or its contributors send it back as it is (`resubmit_revision`).
+    """
+    if not note.strip():
+        raise ValidationError({"review_note": _("Say what should change.")})
+    revision = Revision.objects.select_for_update().get(pk=revision.pk)
+    _check_decider(revision, by)
+    record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
+    if record is None:
+        raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
+    decisions.check_revision(revision, record, shown)
+    _close(revision, RevisionState.RETURNED, by=by, note=note)
+    discussion.record_request(subject=revision, by=by, text=note)
+    return revision
+
+
+@transaction.atomic
+def resubmit_revision(*, revision: Revision, by: Any) -> Revision:
+    """A contributor sends a returned change back to review as it stands (the thread says why)."""
+    revision = Revision.objects.select_for_update().get(pk=revision.pk)
+    if revision.state != RevisionState.RETURNED:
+        raise ValidationError(_("Only a change returned with changes requested is sent back to review."))
+    if by.pk not in contributors(revision):
+        raise PermissionDenied(_("Only its contributors send a change back to review."))
+    revision.state = RevisionState.PENDING
+    revision.version += 1  # a reviewer's pin on the returned state no longer holds
+    revision.save(update_fields=["state", "version", "updated_at"])
+    return revision
+
+
+@transaction.atomic
 def withdraw_revision(*, revision: Revision, by: Any) -> Revision:
     """The revision's contributors (or a reviewer) take it back; the published record stays."""
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
-    if revision.state != RevisionState.PENDING:
+    if revision.state not in (RevisionState.PENDING, RevisionState.RETURNED):
         raise ValidationError(_("Only a pending change can be withdrawn."))
-    if by.pk not in contributors(revision) and not can_decide(revision, by):
+    if by.pk not in contributors(revision) and not _may_decide(revision, by):
         raise PermissionDenied(_("Only its contributors or a reviewer withdraw a change."))
     revision.state = RevisionState.WITHDRAWN
     revision.save()

@@ -143,7 +143,8 @@ def test_one_click_cites_a_suggested_mention_and_submits_it(client_of: Client, s
     assert f'value="{key}"' in html
     url = reverse("archive_curate:cite_mention", args=[p7.pk])
     response = client_of.post(url, {"key": key, "next": _reader(source) + "?cited=no"})
-    assert response.status_code == 302 and response["Location"] == _reader(source) + "?cited=no"
+    # Back to the reader as it was left, at the passage cited.
+    assert response.status_code == 302 and response["Location"] == _reader(source) + "?cited=no&focus=7#passage-7"
     citation = Citation.objects.get(location=xiaguan, passage=p7)
     assert citation.status == Status.IN_REVIEW and citation.quote == "下关"
     # Not suggested any more; a second post of the same key, or a forged one, writes nothing.

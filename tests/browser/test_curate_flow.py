@@ -106,7 +106,7 @@ def test_cite_in_the_reader_then_approve_in_the_queue(live_server: Any, new_page
     assert "唐生智𠀀于12日傍晚离开司令部" in record.locator(".queue-passage").inner_text()
     assert "南京保卫战史" in record.inner_text()
     review.screenshot(path=str(screenshot_dir / "review-queue.png"), full_page=True)
-    record.locator("textarea").fill("matches the passage")
+    record.locator("textarea[name^=note-]").fill("matches the passage")
     record.locator("button[value^=approve]").click()
     review.wait_for_url(f"{base}/admin/curate/review/")
     assert "Approved 1 record." in review.locator("ul.messagelist").inner_text()

@@ -88,7 +88,7 @@ def test_an_edit_of_a_published_event_waits_for_review_then_goes_live(
         review.select_option("#language-select", "en")
 
     card = review.locator(f"#revision-{revision.pk}")
-    card.locator("textarea").fill("the boat left after 21:00, as the history says")
+    card.locator("textarea[name^=note-]").fill("the boat left after 21:00, as the history says")
     with review.expect_navigation():
         card.locator(f"button[value='approve-revision:{revision.pk}']").click()
     assert "it is published" in review.locator("ul.messagelist").inner_text()

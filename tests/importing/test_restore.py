@@ -14,9 +14,9 @@ from django.test import Client
 
 from archive.importing import restore as restore_module
 from archive.importing.backup import BACKUP_DIR
-from archive.models import CuratorNote, Event, Person, Revision, Status, Unit
+from archive.models import Comment, CuratorNote, Event, Person, Revision, RevisionState, Status, Unit
 from archive.search import snapshot
-from archive.services import decisions, merges, records, review, revisions
+from archive.services import decisions, discussion, merges, records, review, revisions
 from tests.factories import user
 
 pytestmark = pytest.mark.django_db
@@ -82,6 +82,20 @@ def _curate() -> list[str]:
         revision=revision, by=reviewer, note="same person", shown=decisions.revision_pin(revision)
     )
     CuratorNote.objects.create(slug="restore-note", model="person", note="checked", created_by=curator)
+    # Threads: a comment edited, a record and a change returned with changes requested.
+    asked = records.record_create(record=Person(slug="restore-asked", name="待改"), by=curator)
+    review.submit(asked, by=curator)
+    comment = discussion.comment_add(subject=asked, by=curator, text="named in §3")
+    discussion.comment_edit(comment=comment, by=curator, text="named in §4")
+    review.request_changes(asked, by=reviewer, note="give his courtesy name", shown=decisions.record_pin(asked))
+    other = Unit.objects.approved().order_by("-slug").first()
+    assert other is not None and other != unit
+    other.description = "a change sent back"
+    returned = records.record_update(record=other, by=curator)
+    assert returned is not None
+    revisions.request_revision_changes(
+        revision=returned, by=reviewer, note="which source?", shown=decisions.revision_pin(returned)
+    )
     event = Event.objects.approved().order_by("slug").first()
     assert event is not None
     return [f"/api/v1/persons/{added.slug}/", f"/api/v1/persons/{changed.slug}/", f"/api/v1/units/{unit.slug}/",
@@ -106,6 +120,8 @@ def _round_trip(tmp_path: Path) -> None:
     call_command("export_collection", str(first), verbosity=0)
     revisions_before = Revision.objects.count()
     history_before = Person.history.count()
+    threads_before = list(Comment.objects.order_by("pk").values_list("pk", "author__username", "kind", "text"))
+    comment_history_before = Comment.history.count()
     _empty_database()
 
     call_command("restore", str(first), verbosity=0)
@@ -117,6 +133,9 @@ def _round_trip(tmp_path: Path) -> None:
     assert Client().get(details[-1]).status_code == 301
     assert Revision.objects.count() == revisions_before and Person.history.count() == history_before
     assert Revision.objects.filter(state="pending").count() == 1
+    assert Revision.objects.filter(state=RevisionState.RETURNED).count() == 1
+    assert list(Comment.objects.order_by("pk").values_list("pk", "author__username", "kind", "text")) == threads_before
+    assert len(threads_before) == 3 and Comment.history.count() == comment_history_before
     assert Person.objects.get(slug="restore-refused").status == Status.REJECTED
     restored = User.objects.get(username="restore-reviewer")
     assert list(restored.groups.values_list("name", flat=True)) == ["reviewer"]

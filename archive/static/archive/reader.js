@@ -51,18 +51,48 @@
     }
   }
 
+  /* What the curator did last, kept in this browser: the kind cited and the claims written. */
+  var LAST_KIND = "archive.cite.lastKind";
+  var LAST_CLAIMS = "archive.cite.lastClaims";
+  var CLAIMS_KEPT = 6;
+
+  function remembered(key, fallback) {
+    try {
+      var value = window.localStorage.getItem(key);
+      return value ? JSON.parse(value) : fallback;
+    } catch (error) {
+      return fallback;
+    }
+  }
+
+  function remember(key, value) {
+    try { window.localStorage.setItem(key, JSON.stringify(value)); } catch (error) { /* private mode: forget */ }
+  }
+
+  /*
+   * The record list, the kind and the claim's suggestions. Until the curator
+   * chooses a kind, the search looks in every kind and picking a record sets
+   * the kind; the kind is preselected from what the selection names (asked of
+   * the server), else the kind used last.
+   */
   function setupTargets(form) {
     var typeSelect = form.querySelector("[name=target_type]");
     var search = form.querySelector("[data-role=target-search]");
     var select = form.querySelector("[name=target_id]");
+    var claim = form.querySelector("[name=claim]");
+    var suggestions = form.querySelector("[data-role=claim-templates]");
+    var claims = JSON.parse(form.dataset.claims || "{}");
     var url = form.dataset.targetsUrl;
     var timer = null;
     var serial = 0;
+    var kindChosen = false;
 
-    function load() {
+    function load(override) {
       var mine = ++serial;
-      var query = "?type=" + encodeURIComponent(typeSelect.value) + "&q=" + encodeURIComponent(search.value.trim());
-      fetch(url + query, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      var term = override ? override.q : search.value.trim();
+      var type = override ? override.type : (kindChosen || !term ? typeSelect.value : "");
+      var query = "?type=" + encodeURIComponent(type) + "&q=" + encodeURIComponent(term);
+      return fetch(url + query, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (response) { return response.json(); })
         .then(function (data) {
           if (mine !== serial || !data.results) return;
@@ -76,19 +106,76 @@
             var option = document.createElement("option");
             option.value = item.id;
             option.textContent = item.text;
+            option.dataset.kind = item.kind || "";
+            if (item.claim) option.dataset.claim = item.claim;
             select.appendChild(option);
           });
           if (data.results.length === 1) select.value = String(data.results[0].id);
           else if (keep) select.value = keep;
+          chosenRecord();
           form.dispatchEvent(new CustomEvent("targets-loaded", { detail: data.results.length }));
         });
     }
 
+    /* The claims offered: the last ones written, the kind's templates, the role's for a participation. */
+    function offerClaims() {
+      if (!claim || !suggestions) return;
+      var type = typeSelect.value;
+      var option = select.selectedOptions[0];
+      var offered = [];
+      if (option && option.dataset.claim) offered.push(option.dataset.claim);
+      offered = offered.concat(remembered(LAST_CLAIMS, []), (claims.templates || {})[type] || []);
+      suggestions.replaceChildren();
+      offered.filter(function (text, at) { return text && offered.indexOf(text) === at; }).forEach(function (text) {
+        var item = document.createElement("option");
+        item.value = text;
+        suggestions.appendChild(item);
+      });
+      var optional = (claims.optional || []).indexOf(type) >= 0;
+      claim.placeholder = optional ? form.dataset.claimOptional || "" : form.dataset.claimRequired || "";
+      claim.required = !optional && type !== "";
+    }
+
+    function chosenRecord() {
+      var option = select.selectedOptions[0];
+      var kind = option && option.dataset.kind;
+      if (kind && kind !== typeSelect.value) {
+        typeSelect.value = kind;
+        newRecord.showFields();
+      }
+      offerClaims();
+    }
+
+    /* A new selection: the kind it most likely names, its records offered; the search starts empty. */
+    function preset(words) {
+      kindChosen = false;
+      search.value = "";
+      select.value = "";
+      return fetch(form.dataset.kindUrl + "?words=" + encodeURIComponent(words), {
+        credentials: "same-origin", headers: { Accept: "application/json" }
+      })
+        .then(function (response) { return response.json(); })
+        .catch(function () { return {}; })
+        .then(function (data) {
+          if (kindChosen) return undefined;  // the curator chose a kind meanwhile: theirs stands
+          var kind = data.kind || remembered(LAST_KIND, "") || "";
+          typeSelect.value = kind;
+          if (typeSelect.value !== kind) typeSelect.value = "";
+          newRecord.showFields();
+          offerClaims();
+          if (data.kind && data.ids && data.ids.length) return load({ type: data.kind, q: words });
+          return load({ type: typeSelect.value, q: "" });
+        });
+    }
+
     typeSelect.addEventListener("change", function () {
+      kindChosen = typeSelect.value !== "";
       select.value = "";
       newRecord.showFields();
+      offerClaims();
       load();
     });
+    select.addEventListener("change", chosenRecord);
     var newRecord = setupNewRecord(form, typeSelect, select);
     search.addEventListener("input", function () {
       clearTimeout(timer);
@@ -100,7 +187,18 @@
         clearTimeout(timer);
         load();
       }
-    });    return newRecord;
+    });
+    form.addEventListener("submit", function () {
+      if (typeSelect.value) remember(LAST_KIND, typeSelect.value);
+      var written = claim ? claim.value.trim() : "";
+      if (written) {
+        var last = remembered(LAST_CLAIMS, []).filter(function (text) { return text !== written; });
+        remember(LAST_CLAIMS, [written].concat(last).slice(0, CLAIMS_KEPT));
+      }
+    });
+    offerClaims();
+    newRecord.preset = preset;
+    return newRecord;
   }
 
   /*
@@ -244,7 +342,10 @@
       if (warning) warning.hidden = true;
       newRecord.reset();
       form.action = selection.el.dataset.citeUrl;
+      /* Back to this very view of the reader (filters, page, size) once the citation is saved. */
+      form.querySelector("[data-role=next]").value = window.location.pathname + window.location.search;
       fillForm(form, selection);
+      newRecord.preset(selection.quote);
       dialog.querySelector("[data-role=passage-label]").textContent = "§" + selection.el.dataset.seq;
       dialog.querySelector("[data-role=preview]").textContent = "“" + selection.quote + "”";
       if (!dialog.open) dialog.showModal();
