@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet
 
@@ -352,3 +353,8 @@ def mapped_places(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]
         latitude__isnull=False, longitude__isnull=False
     ).prefetch_related(_statements_prefetch(mode))
     return filter_fiction(queryset, mode)
+
+
+def my_drafts_of_source(source: Source, user: Any) -> QuerySet[Citation]:
+    """The draft citations `user` made in the passages of `source` (what "submit my drafts" sends)."""
+    return Citation.objects.filter(passage__source=source, created_by=user, status=Status.DRAFT)

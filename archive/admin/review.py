@@ -85,8 +85,6 @@ _RELATED: dict[type[models.Model], tuple[str, ...]] = {
 
 _MODELS_BY_NAME: dict[str, type[Curated]] = {model._meta.label_lower.split(".")[1]: model for model in QUEUE_MODELS}
 
-# History reasons that are decisions, not contributions (as in `archive.services.review`).
-_DECISIONS = ("approved", "rejected")
 
 
 @dataclass
@@ -231,27 +229,7 @@ def _may_review(model: type[models.Model], user: Any) -> bool:
 
 def record_contributors(model: type[models.Model], records: Iterable[Curated]) -> dict[Any, set[int]]:
     """`archive.services.review.contributors` of many records of `model`, from one history query."""
-    ids = {
-        record.pk: {pk for pk in (record.created_by_id, record.modified_by_id) if pk is not None} for record in records
-    }
-    history = getattr(model, "history", None)
-    if history is None or not ids:
-        return ids
-    entries = (
-        history.model.objects.filter(id__in=list(ids))
-        .order_by("id", "-history_date", "-history_id")
-        .values_list("id", "history_user_id", "history_change_reason", "status")
-    )
-    reviewed: set[Any] = set()
-    for pk, user_id, reason, status in entries:
-        if pk in reviewed:
-            continue
-        if status == Status.APPROVED and reason and str(reason).startswith("approved"):
-            reviewed.add(pk)  # what came before was reviewed already
-            continue
-        if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
-            ids[pk].add(user_id)
-    return ids
+    return curation.contributors_of_many(model, records)  # type: ignore[arg-type]  # every queue model is curated
 
 
 def why_not(record: Curated, user: Any, contributors: set[int] | None = None) -> str | None:

@@ -11,6 +11,7 @@ the reviewer says why in a note, which the history keeps.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -26,6 +27,8 @@ from archive.services.published import after_publish
 
 # History reasons of review decisions: a reviewer's decision is no contribution.
 _DECISIONS = ("approved", "rejected")
+# Primary keys per statement: well inside every engine's limit of parameters.
+CHUNK = 900
 
 
 def contributors(record: Curated) -> set[int]:
@@ -42,6 +45,33 @@ def contributors(record: Curated) -> set[int]:
             break  # what came before was reviewed already
         if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
             ids.add(user_id)
+    return ids
+
+
+def contributors_of_many(model: type[Curated], records: Iterable[Curated]) -> dict[Any, set[int]]:
+    """`contributors` of many records of `model`, read from one history query."""
+    ids = {
+        record.pk: {pk for pk in (record.created_by_id, record.modified_by_id) if pk is not None} for record in records
+    }
+    history = getattr(model, "history", None)
+    if history is None or not ids:
+        return ids
+    pks = list(ids)
+    for start in range(0, len(pks), CHUNK):
+        entries = (
+            history.model.objects.filter(id__in=pks[start : start + CHUNK])
+            .order_by("id", "-history_date", "-history_id")
+            .values_list("id", "history_user_id", "history_change_reason", "status")
+        )
+        reviewed: set[Any] = set()
+        for pk, user_id, reason, status in entries:
+            if pk in reviewed:
+                continue
+            if status == Status.APPROVED and reason and str(reason).startswith("approved"):
+                reviewed.add(pk)  # what came before was reviewed already
+                continue
+            if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
+                ids[pk].add(user_id)
     return ids
 
 
