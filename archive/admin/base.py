@@ -47,7 +47,7 @@ from archive import locking
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Revision, RevisionKind, Status
-from archive.services import decisions, records, revisions
+from archive.services import bulk, decisions, records, revisions
 from archive.services import review as curation
 
 from .lists import EstimatedCountPaginator, SearchMixin
@@ -422,9 +422,21 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
                 messages.SUCCESS,
             )
 
+    def _bulk_outcome(self, request: HttpRequest, outcome: bulk.Outcome, done: str) -> None:
+        for name, reason in outcome.refused:
+            self.message_user(request, f"{name}: {reason}", messages.ERROR)
+        if outcome.done:
+            self.message_user(
+                request,
+                ngettext("%(count)d record %(done)s.", "%(count)d records %(done)s.", len(outcome.done))
+                % {"count": len(outcome.done), "done": done},
+                messages.SUCCESS,
+            )
+
     @admin.action(description=_("Submit selected for review"), permissions=["change"])
     def submit_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self._transition(request, queryset, lambda record: curation.submit(record, by=request.user), "submitted")
+        keys = [(self.model, pk) for pk in queryset.values_list("pk", flat=True)]
+        self._bulk_outcome(request, bulk.submit_many(records=keys, by=request.user), "submitted")
 
     @admin.action(description=_("Approve selected…"), permissions=["review"])
     def approve_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
@@ -432,18 +444,23 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             return self._review_page(request, queryset, "approve_selected", _("Approve"), note_required=False)
         note = posted_note(request)
         without_evidence = str(request.POST.get("without_evidence", "")).strip()
-        self._transition(
-            request,
-            queryset,
-            lambda record: curation.approve(
-                record,
-                by=request.user,
-                note=note,
-                without_evidence=without_evidence,
-                shown=self._pinned(request, record),
-            ),
-            "approved",
-        )
+        if without_evidence:
+            # Each record published without evidence keeps its own stated reason: one by one.
+            self._transition(
+                request,
+                queryset,
+                lambda record: curation.approve(
+                    record,
+                    by=request.user,
+                    note=note,
+                    without_evidence=without_evidence,
+                    shown=self._pinned(request, record),
+                ),
+                "approved",
+            )
+            return None
+        shown = {(self.model, record.pk): self._pinned(request, record) for record in self._records(queryset)}
+        self._bulk_outcome(request, bulk.approve_many(shown=shown, by=request.user, note=note), "approved")
         return None
 
     @admin.action(description=_("Reject selected…"), permissions=["review"])
@@ -452,12 +469,8 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if "apply" not in request.POST or not note:
             error = _("A rejection says why.") if "apply" in request.POST else None
             return self._review_page(request, queryset, "reject_selected", _("Reject"), note_required=True, error=error)
-        self._transition(
-            request,
-            queryset,
-            lambda record: curation.reject(record, by=request.user, note=note, shown=self._pinned(request, record)),
-            "rejected",
-        )
+        shown = {(self.model, record.pk): self._pinned(request, record) for record in self._records(queryset)}
+        self._bulk_outcome(request, bulk.reject_many(shown=shown, by=request.user, note=note), "rejected")
         return None
 
     @staticmethod

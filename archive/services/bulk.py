@@ -97,15 +97,21 @@ def _refuse(outcome: Outcome, record: Any, reason: str) -> None:
     outcome.refused.append((str(record), reason))
 
 
-def _status_refusal(record: Curated, wanted: str) -> str:
-    return _("%(record)s is %(status)s, not %(wanted)s.") % {
-        "record": record,
-        "status": record.get_status_display(),
-        "wanted": wanted,
-    }
+# The one-record services' own words for a record in the wrong state.
+_WRONG_STATE = {
+    "submit": lambda: _("Only a draft or a rejected record can be submitted; %(record)s is %(status)s."),
+    "approve": lambda: _("Only a record in review can be approved; %(record)s is %(status)s."),
+    "reject": lambda: _("Only a record in review can be rejected; %(record)s is %(status)s."),
+}
 
 
-def _reviewable(model: type[Curated], records: list[Curated], by: Any, outcome: Outcome) -> list[Curated]:
+def _status_refusal(record: Curated, verb: str) -> str:
+    return _WRONG_STATE[verb]() % {"record": record, "status": record.get_status_display()}
+
+
+def _reviewable(
+    model: type[Curated], records: list[Curated], by: Any, outcome: Outcome, verb: str
+) -> list[Curated]:
     """The records `by` may decide on: in review, of a kind they review, none of theirs."""
     opts = model._meta
     if not (by.is_superuser or by.has_perm(f"{opts.app_label}.review_{opts.model_name}")):
@@ -117,7 +123,7 @@ def _reviewable(model: type[Curated], records: list[Curated], by: Any, outcome: 
     kept = []
     for record in records:
         if record.status != Status.IN_REVIEW:
-            _refuse(outcome, record, _status_refusal(record, str(Status.IN_REVIEW.label)))
+            _refuse(outcome, record, _status_refusal(record, verb))
         elif by.pk in contributors[record.pk]:
             _refuse(outcome, record, _("You cannot review %(record)s: you contributed to it.") % {"record": record})
         else:
@@ -194,7 +200,7 @@ def submit_many(*, records: Iterable[Key], by: Any) -> Outcome:
             if record.status in (Status.DRAFT, Status.REJECTED):
                 ready.append(record)
             else:
-                _refuse(outcome, record, _status_refusal(record, _("a draft or rejected")))
+                _refuse(outcome, record, _status_refusal(record, "submit"))
         _write(
             model, ready, by=by, reason="submitted for review",
             values={"status": Status.IN_REVIEW, "modified_by": by}, now=now,
@@ -237,7 +243,7 @@ def approve_many(*, shown: Mapping[Key, str], by: Any, note: str = "") -> Outcom
     now = timezone.now()
     checked: dict[type[Curated], list[Curated]] = {}
     for model, pks in _by_model(shown).items():
-        found = _reviewable(model, _locked(model, pks, with_evidence=True), by, outcome)
+        found = _reviewable(model, _locked(model, pks, with_evidence=True), by, outcome, "approve")
         checked[model] = [record for record in found if _pinned(record, shown[(model, record.pk)], outcome)]
     evidenced = _approved_evidence(checked)
     reason = f"approved: {note}" if note else "approved"
@@ -286,7 +292,7 @@ def reject_many(*, shown: Mapping[Key, str], by: Any, note: str) -> Outcome:
     outcome = Outcome()
     now = timezone.now()
     for model, pks in _by_model(shown).items():
-        found = _reviewable(model, _locked(model, pks, with_evidence=True), by, outcome)
+        found = _reviewable(model, _locked(model, pks, with_evidence=True), by, outcome, "reject")
         ready = [record for record in found if _pinned(record, shown[(model, record.pk)], outcome)]
         _write(
             model, ready, by=by, reason=f"rejected: {note}",
