@@ -43,7 +43,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from simple_history.admin import SimpleHistoryAdmin
 
-from archive import locking
+from archive import locking, roles, selectors
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
 from archive.models import Curated, Revision, RevisionKind, Status
@@ -250,6 +250,10 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         extra_context = {**(extra_context or {}), "show_submit_for_review": True}
         if object_id is not None:
             record = self.get_object(request, object_id)
+            if isinstance(record, Curated) and roles.may_open(request.user, "review"):
+                key = selectors.pending_review_key(record)
+                if key is not None:
+                    extra_context["pending_review_url"] = f"{reverse('archive_curate:review')}?item={key}"
             pending = getattr(record, "_pending_revision", None)
             if pending is not None and request.method == "GET":
                 self.message_user(
