@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from archive import fiction
 from archive.models import Batch as BatchRecord
 from archive.models import Citation, Passage, Rank, Source
 from archive.models.registry import cited_model
@@ -83,6 +84,8 @@ def cite_all_mentions(*, source: Source, by: Any, shown: str | None = None) -> B
             % {"source": source},
             code="stale",
         )
-    created = [_cite(suggestion, passage, by=by, reason=BATCH_REASON) for passage, suggestion in preview.chosen]
+    # Drafts are nobody's approved evidence: the fiction flags are worked out once, at the end.
+    with fiction.deferred():
+        created = [_cite(suggestion, passage, by=by, reason=BATCH_REASON) for passage, suggestion in preview.chosen]
     record = batches.record_batch(source=source, citations=created, by=by) if created else None
     return Batch(created, len(preview.ambiguous), record)
