@@ -43,7 +43,7 @@ BENCH_DATABASE = "bench_bulk_review"
 LIMIT_SECONDS = 3.0
 
 
-def _env(url: str, work: Path) -> dict[str, str]:
+def engine_env(url: str, work: Path) -> dict[str, str]:
     return {
         **os.environ,
         "DATABASE_URL": url,
@@ -181,24 +181,25 @@ def _with_database(url: str, name: str) -> str:
 
 
 @contextlib.contextmanager
-def _postgres(server: str) -> Iterator[str]:
+def postgres_database(server: str, name: str = BENCH_DATABASE) -> Iterator[str]:
+    """A fresh database `name` on the PostgreSQL server of `server`, dropped afterwards."""
     import psycopg
 
     admin_url = _with_database(server, "postgres")
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DATABASE}"')
-        conn.execute(f"CREATE DATABASE \"{BENCH_DATABASE}\" ENCODING 'UTF8' TEMPLATE template0")
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f"CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0")
     try:
-        yield _with_database(server, BENCH_DATABASE)
+        yield _with_database(server, name)
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DATABASE}" WITH (FORCE)')
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _run(url: str, work: Path, items: int) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, __file__, "--worker", "--items", str(items)],
-        env=_env(url, work), cwd=ROOT, capture_output=True, text=True, check=False,
+        env=engine_env(url, work), cwd=ROOT, capture_output=True, text=True, check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"worker on {url.split(':')[0]} failed:\n{done.stderr[-3000:]}")
@@ -227,11 +228,12 @@ def section(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_report(text: str) -> None:
+def write_report(text: str, begin: str = BEGIN, end: str = END) -> None:
+    """Put `text` between the markers `begin` and `end` of BENCHMARKS.md (at its end if they are absent)."""
     current = REPORT.read_text(encoding="utf-8") if REPORT.exists() else ""
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        current = head + text + rest.split(END, 1)[1]
+    if begin in current and end in current:
+        head, rest = current.split(begin, 1)
+        current = head + text + rest.split(end, 1)[1]
     else:
         current = current.rstrip() + "\n\n" + text + "\n"
     REPORT.write_text(current, encoding="utf-8")
@@ -252,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         results["SQLite"] = _run(f"sqlite:///{work / 'bench.sqlite3'}", work, args.items)
         server = os.environ.get("DATABASE_URL", "")
         if server.startswith(("postgres://", "postgresql://")):
-            with _postgres(server) as url:
+            with postgres_database(server) as url:
                 results["PostgreSQL"] = _run(url, work, args.items)
     text = section(results)
     print(text)

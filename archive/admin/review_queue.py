@@ -321,28 +321,39 @@ def _facet_labels(name: str, values: Iterable[str]) -> dict[str, str]:
 
 
 def _facets(filters: Filters, items: list[Item], now: dt.datetime) -> dict[str, list[tuple[str, str, int, str, bool]]]:
-    """Per facet: (value, label, count, query string choosing it, chosen?) for each value present."""
+    """Per facet: (value, label, count, query string choosing it, chosen?) for each value present.
+
+    One pass: an item that fails no filter counts in every facet, one that
+    fails exactly one counts in that facet alone.
+    """
+    wanted = [getattr(filters, name) for name in FACETS]
+    counted: list[Counter[str]] = [Counter() for _name in FACETS]
+    for item in items:
+        if (filters.item and item.key != filters.item) or (filters.batch is not None and item.batch != filters.batch):
+            continue
+        values = (item.model, item.change, item.source, item.author, item.age(now))
+        misses = [n for n, want in enumerate(wanted) if want and want != values[n]]
+        if not misses:
+            for n, value in enumerate(values):
+                counted[n][value] += 1
+        elif len(misses) == 1:
+            counted[misses[0]][values[misses[0]]] += 1
     found: dict[str, list[tuple[str, str, int, str, bool]]] = {}
-    for name in FACETS:
-        counted: Counter[str] = Counter()
-        for item in items:
-            if filters.matches(item, now, leave_out=name):
-                value = item.age(now) if name == "age" else item.model if name == "kind" else getattr(item, name)
-                if value:
-                    counted[value] += 1
+    for n, name in enumerate(FACETS):
+        present = {value: count for value, count in counted[n].items() if value}
         if name == "age":
-            ordered = [value for value in AGES if value in counted]
+            ordered = [value for value in AGES if value in present]
         elif name == "kind":
-            ordered = sorted(counted, key=lambda value: _ORDER.get(value, len(_ORDER)))
+            ordered = sorted(present, key=lambda value: _ORDER.get(value, len(_ORDER)))
         elif name == "change":
-            ordered = [value for value in CHANGES if value in counted]
+            ordered = [value for value in CHANGES if value in present]
         else:
-            ordered = sorted(counted)
+            ordered = sorted(present)
         labels = _facet_labels(name, ordered)
-        chosen = getattr(filters, name)
+        chosen = wanted[n]
         # A chosen value's link lets go of it.
         found[name] = [
-            (value, labels.get(value, value), counted[value],
+            (value, labels.get(value, value), present[value],
              filters.query(**{name: "" if value == chosen else value}, page=""), value == chosen)
             for value in ordered
         ]
