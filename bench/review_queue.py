@@ -41,7 +41,10 @@ from bench.bulk_review import engine_env, postgres_database, write_report  # noq
 BEGIN, END = "<!-- review-queue -->", "<!-- /review-queue -->"
 LIMIT_MS, LIMIT_KB = 300, 150
 ROUNDS = 5
-PASSAGE = "十二月十二日傍晚，唐生智在百子亭官邸召集各军师长开会，宣布撤退命令，部队经挹江门向下关撤退，江边船只不足，秩序大乱。"
+PASSAGE = (
+    "十二月十二日傍晚，唐生智在百子亭官邸召集各军师长开会，宣布撤退命令，"
+    "部队经挹江门向下关撤退，江边船只不足，秩序大乱。"
+)
 
 
 def _build() -> dict[str, Any]:

@@ -652,13 +652,13 @@ def _act(request: HttpRequest) -> None:
             return
         _decide_many(request, verb.removeprefix("bulk-"), keys, request.POST.get("bulk_note", "").strip())
     elif verb in ("approve-batch", "reject-batch") and key:
-        keys = _batch_keys(request, key)
-        if keys is None:
+        items = _batch_keys(request, key)
+        if items is None:
             return
-        if not keys:
+        if not items:
             messages.warning(request, _("Batch %(batch)s has nothing left for you to decide.") % {"batch": key})
             return
-        _decide_many(request, verb.removesuffix("-batch"), keys, request.POST.get("batch_note", "").strip())
+        _decide_many(request, verb.removesuffix("-batch"), items, request.POST.get("batch_note", "").strip())
     else:
         messages.error(request, _("Unknown action."))
 

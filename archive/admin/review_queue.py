@@ -41,7 +41,7 @@ CHANGES = {
     "merge": _("merge"),
     "deletion": _("deletion"),
 }
-_CHANGE_OF_KIND = {
+_CHANGE_OF_KIND: dict[str, str] = {
     RevisionKind.CHANGE: "revision",
     RevisionKind.REVERT: "revision",
     RevisionKind.MERGE: "merge",
@@ -174,6 +174,7 @@ def _records(user: Any) -> list[Item]:
             continue
         mine = _contributed(model, rows, user)
         for row in rows:
+            order: tuple[Any, ...]
             if model is Citation:
                 source, order = row["passage__source__slug"], (
                     row["passage__source__title"], row["passage__seq"], row["start"], row["pk"])
@@ -208,7 +209,8 @@ def _contributed(model: type[Curated], rows: list[dict[str, Any]], user: Any) ->
         return {row["pk"] for row in rows}
     waiting = model._default_manager.filter(status=Status.IN_REVIEW).values("pk")
     # Read like records; the history is chosen by a subquery, not by hundreds of parameters.
-    found = curation.contributors_of_many(model, [_Light(row) for row in rows], among=waiting)  # type: ignore[arg-type]
+    light: list[Any] = [_Light(row) for row in rows]
+    found = curation.contributors_of_many(model, light, among=waiting)
     return {pk for pk, people in found.items() if user.pk in people}
 
 

@@ -519,8 +519,9 @@ def test_bad_revision_requests_become_messages(reviewer_client: Client, curator:
 
 
 def test_queue_query_count_does_not_grow_with_revisions(
-    reviewer_client: Client, curator: User, passage: Passage, django_assert_num_queries: Any
+    reviewer_client: Client, curator: User, passage: Passage, django_assert_num_queries: Any, monkeypatch: Any
 ) -> None:
+    monkeypatch.setattr(review_view.review_queue, "PAGE_SIZE", 25)  # the 21 changes on one page
     gate = approved(Location(slug="yijiang", name="挹江门", kind="gate"))
     parent = approved(Event(slug="retreat", title="南京撤退", kind="retreat"))
     tang = approved(Person(slug="tang", name="唐生智"))

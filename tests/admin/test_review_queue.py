@@ -27,7 +27,7 @@ from archive.models import Citation, Location, Person, Revision, Source, Status
 from archive.services import batches, bulk, records
 from archive.services.mentions import cite_all_mentions
 from tests.admin.helpers import client_for, event, person, user
-from tests.factories import approved, cite, source_with_text
+from tests.factories import approved, source_with_text
 
 pytestmark = pytest.mark.django_db
 
