@@ -30,6 +30,8 @@ PAGE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "index": ("archive.view_source",),
     "reader": _READER,
     "cite_all_mentions": _CITE,
+    "submit_drafts": _CITE,
+    "withdraw_batch": _CITE,
     "cite": _CITE,
     "cite_mention": _CITE,
     "targets": _TARGETS,

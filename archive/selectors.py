@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet
 
@@ -36,6 +37,7 @@ from archive.models import (
     Person,
     PersonName,
     Post,
+    Revision,
     Source,
     Statement,
     Status,
@@ -355,3 +357,18 @@ def mapped_places(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]
         latitude__isnull=False, longitude__isnull=False
     ).prefetch_related(_statements_prefetch(mode))
     return filter_fiction(queryset, mode)
+
+
+def my_drafts_of_source(source: Source, user: Any) -> QuerySet[Citation]:
+    """The draft citations `user` made in the passages of `source` (what "submit my drafts" sends)."""
+    return Citation.objects.filter(passage__source=source, created_by=user, status=Status.DRAFT)
+
+
+def pending_review_key(record: Curated) -> str | None:
+    """What of `record` waits for review, as the review queue names it (``?item=``): itself, or its change."""
+    if record.status == Status.IN_REVIEW:
+        return f"{record._meta.model_name}-{record.pk}"
+    if record.status != Status.APPROVED:
+        return None
+    pending = Revision.objects.pending().of(record).values_list("pk", flat=True).first()
+    return f"revision-{pending}" if pending is not None else None

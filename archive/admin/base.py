@@ -34,7 +34,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Model, QuerySet
+from django.db.models import Model, QuerySet, prefetch_related_objects
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -43,11 +43,11 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from simple_history.admin import SimpleHistoryAdmin
 
-from archive import locking
+from archive import locking, roles, selectors
 from archive.admin.spreadsheet_import import SpreadsheetImportMixin
 from archive.importing.spreadsheets import SPREADSHEET_FORMATS
-from archive.models import Curated, Revision, RevisionKind, Status
-from archive.services import decisions, discussion, records, revisions
+from archive.models import Citation, Curated, Revision, RevisionKind, Status
+from archive.services import bulk, decisions, discussion, records, revisions
 from archive.services import review as curation
 from archive.text.numbers import whole_number
 
@@ -254,6 +254,10 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             record = self.get_object(request, object_id)
             if record is not None:
                 extra_context["threads"] = self._threads(request, record)
+            if isinstance(record, Curated) and roles.may_open(request.user, "review"):
+                key = selectors.pending_review_key(record)
+                if key is not None:
+                    extra_context["pending_review_url"] = f"{reverse('archive_curate:review')}?item={key}"
             pending = getattr(record, "_pending_revision", None)
             if pending is not None and request.method == "GET":
                 self.message_user(
@@ -447,9 +451,21 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
                 messages.SUCCESS,
             )
 
+    def _bulk_outcome(self, request: HttpRequest, outcome: bulk.Outcome, done: str) -> None:
+        for name, reason in outcome.refused:
+            self.message_user(request, f"{name}: {reason}", messages.ERROR)
+        if outcome.done:
+            self.message_user(
+                request,
+                ngettext("%(count)d record %(done)s.", "%(count)d records %(done)s.", len(outcome.done))
+                % {"count": len(outcome.done), "done": done},
+                messages.SUCCESS,
+            )
+
     @admin.action(description=_("Submit selected for review"), permissions=["change"])
     def submit_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self._transition(request, queryset, lambda record: curation.submit(record, by=request.user), "submitted")
+        keys = [(self.model, pk) for pk in queryset.values_list("pk", flat=True)]
+        self._bulk_outcome(request, bulk.submit_many(records=keys, by=request.user), "submitted")
 
     @admin.action(description=_("Approve selected…"), permissions=["review"])
     def approve_selected(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
@@ -457,18 +473,23 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
             return self._review_page(request, queryset, "approve_selected", _("Approve"), note_required=False)
         note = posted_note(request)
         without_evidence = str(request.POST.get("without_evidence", "")).strip()
-        self._transition(
-            request,
-            queryset,
-            lambda record: curation.approve(
-                record,
-                by=request.user,
-                note=note,
-                without_evidence=without_evidence,
-                shown=self._pinned(request, record),
-            ),
-            "approved",
-        )
+        if without_evidence:
+            # Each record published without evidence keeps its own stated reason: one by one.
+            self._transition(
+                request,
+                queryset,
+                lambda record: curation.approve(
+                    record,
+                    by=request.user,
+                    note=note,
+                    without_evidence=without_evidence,
+                    shown=self._pinned(request, record),
+                ),
+                "approved",
+            )
+            return None
+        shown = {(self.model, record.pk): self._pinned(request, record) for record in self._records(queryset)}
+        self._bulk_outcome(request, bulk.approve_many(shown=shown, by=request.user, note=note), "approved")
         return None
 
     @admin.action(description=_("Reject selected…"), permissions=["review"])
@@ -477,12 +498,8 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         if "apply" not in request.POST or not note:
             error = _("A rejection says why.") if "apply" in request.POST else None
             return self._review_page(request, queryset, "reject_selected", _("Reject"), note_required=True, error=error)
-        self._transition(
-            request,
-            queryset,
-            lambda record: curation.reject(record, by=request.user, note=note, shown=self._pinned(request, record)),
-            "rejected",
-        )
+        shown = {(self.model, record.pk): self._pinned(request, record) for record in self._records(queryset)}
+        self._bulk_outcome(request, bulk.reject_many(shown=shown, by=request.user, note=note), "rejected")
         return None
 
     @staticmethod
@@ -501,7 +518,15 @@ class CuratedAdmin(SpreadsheetImportMixin, AuditedAdmin):
         error: StrOrPromise | None = None,
     ) -> TemplateResponse:
         records = self._records(queryset)
-        rows = [(record, curation.can_review(record, request.user), decisions.record_pin(record)) for record in records]
+        if records and hasattr(records[0], "citations") and not isinstance(records[0], Citation):
+            prefetch_related_objects(records, "citations")  # each pin reads the record's evidence
+        # Four eyes read from one history query, not one per record.
+        contributors = curation.contributors_of_many(self.model, records)
+        may = self.has_review_permission(request) or request.user.is_superuser
+        rows = [
+            (record, may and request.user.pk not in contributors[record.pk], decisions.record_pin(record))
+            for record in records
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": f"{verb}: {self.opts.verbose_name_plural}",

@@ -17,18 +17,19 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from archive.models import Citation, Event, Revision, Source, Status
+from archive.models import Batch, Citation, Event, Revision, Source, Status
 from archive.models.registry import CURATED_MODELS, TARGET_FIELDS
 from archive.reading import coverage, mentions
 from archive.reading.passages import PAGE_SIZES, ReaderFilters, reader_passages
 from archive.search import admin_filter as admin_search
 from archive.search.query import QueryError
+from archive.selectors import my_drafts_of_source
 from archive.text.numbers import whole_number
 
 from .citations import field_label
@@ -160,6 +161,17 @@ def _event_of(citation: Citation) -> Event | None:
     return None
 
 
+def open_batches(source: Source, user: Any) -> list[Batch]:
+    """The user's batches of `source` that still hold items nobody has decided, with how many."""
+    undecided = Count("citations", filter=Q(citations__status__in=(Status.DRAFT, Status.IN_REVIEW)))
+    return list(
+        Batch.objects.filter(source=source, created_by=user, withdrawn_at__isnull=True)
+        .annotate(undecided=undecided)
+        .filter(undecided__gt=0)
+        .order_by("-created_at")[:5]
+    )
+
+
 def reader(request: HttpRequest, slug: str) -> HttpResponse:
     source = get_object_or_404(Source, slug=slug)
     filters = ReaderFilters.from_query(request.GET)
@@ -205,5 +217,8 @@ def reader(request: HttpRequest, slug: str) -> HttpResponse:
         kinds=[(name, field_label(Citation, name)) for name in TARGET_FIELDS],
         page_sizes=PAGE_SIZES,
         batch_url=reverse("archive_curate:cite_all_mentions", args=[source.slug]),
+        my_drafts=my_drafts_of_source(source, request.user).count() if can_cite else 0,
+        my_batches=open_batches(source, request.user) if can_cite else [],
+        here=request.get_full_path(),
     )
     return render(request, "archive/curate/reader.html", context)

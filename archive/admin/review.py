@@ -30,7 +30,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import escape
@@ -40,6 +40,7 @@ from django.utils.translation import ngettext
 
 from archive.models import (
     TARGET_FIELDS,
+    Batch,
     Citation,
     Curated,
     Event,
@@ -53,10 +54,11 @@ from archive.models import (
     Unit,
 )
 from archive.models.registry import CURATED_MODELS
-from archive.services import decisions, revisions
+from archive.services import bulk, decisions, revisions
 from archive.services import review as curation
 from archive.text.numbers import whole_number
 
+from . import review_queue
 from .reader import (
     CITATION_RELATED,
     admin_change_url,
@@ -85,8 +87,6 @@ _RELATED: dict[type[models.Model], tuple[str, ...]] = {
 
 _MODELS_BY_NAME: dict[str, type[Curated]] = {model._meta.label_lower.split(".")[1]: model for model in QUEUE_MODELS}
 
-# History reasons that are decisions, not contributions (as in `archive.services.review`).
-_DECISIONS = ("approved", "rejected")
 
 
 @dataclass
@@ -231,27 +231,7 @@ def _may_review(model: type[models.Model], user: Any) -> bool:
 
 def record_contributors(model: type[models.Model], records: Iterable[Curated]) -> dict[Any, set[int]]:
     """`archive.services.review.contributors` of many records of `model`, from one history query."""
-    ids = {
-        record.pk: {pk for pk in (record.created_by_id, record.modified_by_id) if pk is not None} for record in records
-    }
-    history = getattr(model, "history", None)
-    if history is None or not ids:
-        return ids
-    entries = (
-        history.model.objects.filter(id__in=list(ids))
-        .order_by("id", "-history_date", "-history_id")
-        .values_list("id", "history_user_id", "history_change_reason", "status")
-    )
-    reviewed: set[Any] = set()
-    for pk, user_id, reason, status in entries:
-        if pk in reviewed:
-            continue
-        if status == Status.APPROVED and reason and str(reason).startswith("approved"):
-            reviewed.add(pk)  # what came before was reviewed already
-            continue
-        if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
-            ids[pk].add(user_id)
-    return ids
+    return curation.contributors_of_many(model, records)  # type: ignore[arg-type]  # every queue model is curated
 
 
 def why_not(record: Curated, user: Any, contributors: set[int] | None = None) -> str | None:
@@ -307,8 +287,11 @@ def _cited() -> models.QuerySet[Citation]:
     return Citation.objects.select_related("passage__source").order_by("passage__source__title", "passage__seq")
 
 
-def _queryset(model: type[Curated]) -> models.QuerySet[Any]:
-    qs = model.objects.filter(status=Status.IN_REVIEW).select_related(
+def _queryset(model: type[Curated], pks: list[int] | None = None) -> models.QuerySet[Any]:
+    qs = model.objects.filter(status=Status.IN_REVIEW)
+    if pks is not None:
+        qs = qs.filter(pk__in=pks)
+    qs = qs.select_related(
         "created_by", "modified_by", *_RELATED.get(model, ())
     )
     if model is Source:
@@ -318,11 +301,13 @@ def _queryset(model: type[Curated]) -> models.QuerySet[Any]:
     return qs.prefetch_related(Prefetch("citations", queryset=_cited())).order_by("pk")
 
 
-def queue_groups(user: Any) -> list[dict[str, Any]]:
-    """The records in review, grouped by model, each with its evidence."""
+def queue_groups(user: Any, only: dict[str, list[int]] | None = None) -> list[dict[str, Any]]:
+    """The records in review (those of `only`, by model name, if given), grouped by model, each with its evidence."""
     groups = []
     for model in QUEUE_MODELS:
-        records = list(_queryset(model))
+        if only is not None and not only.get(str(model._meta.model_name)):
+            continue
+        records = list(_queryset(model, None if only is None else only[str(model._meta.model_name)]))
         contributors = record_contributors(model, records)
         rows = []
         for record in records:
@@ -377,10 +362,13 @@ def _revision_evidence(model: type[models.Model], pks: list[Any]) -> dict[Any, l
     return found
 
 
-def revision_groups(user: Any) -> list[dict[str, Any]]:
-    """The pending revisions, grouped by model, each as a word-level diff beside the record's evidence."""
+def revision_groups(user: Any, only: list[int] | None = None) -> list[dict[str, Any]]:
+    """The pending revisions (those of `only`, if given), by model, each as a word diff beside the evidence."""
+    if only is not None and not only:
+        return []
+    chosen = Revision.objects.pending() if only is None else Revision.objects.pending().filter(pk__in=only)
     pending = list(
-        Revision.objects.pending()
+        chosen
         .select_related("record_type", "created_by")
         .prefetch_related("contributors")
         .order_by("record_label", "pk")
@@ -431,6 +419,75 @@ def revision_groups(user: Any) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------
+# The page: the index's entries, the page's items read whole
+
+
+@dataclass
+class Section:
+    """A run of entries of the page under one heading: a kind of record, or an author."""
+
+    anchor: str
+    name: str
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _section_of(item: review_queue.Item, sort: str) -> tuple[str, str]:
+    if sort == "author":
+        return f"group-author-{item.author}", _("by %(author)s") % {"author": item.author}
+    if sort in ("oldest", "newest"):
+        return "group-all", str(review_queue.SORTS[sort])
+    plural = str(_MODELS_BY_NAME[item.model]._meta.verbose_name_plural).capitalize()
+    if item.is_revision:
+        return f"group-revision-{item.model}", _("%(things)s: changes of published records") % {"things": plural}
+    return f"group-{item.model}", plural
+
+
+def _anchor(entry: review_queue.Entry) -> str:
+    if entry.batch is not None or entry.item is None:
+        return entry.key
+    return entry.item.key if entry.item.is_revision else f"record-{entry.item.key}"
+
+
+def _page_sections(user: Any, queue: review_queue.Queue) -> list[Section]:
+    """The page's entries with their items read whole (evidence, diffs), in runs under their headings."""
+    records: dict[str, list[int]] = defaultdict(list)
+    changes: list[int] = []
+    for entry in queue.entries:
+        if entry.item is None:
+            continue
+        if entry.item.is_revision:
+            changes.append(entry.item.pk)
+        else:
+            records[entry.item.model].append(entry.item.pk)
+    rows: dict[str, Any] = {}
+    for group in [*queue_groups(user, dict(records)), *revision_groups(user, changes)]:
+        for row in group["rows"]:
+            rows[row.key] = row
+    sections: list[Section] = []
+    anchors = [_anchor(entry) for entry in queue.entries]
+    for n, entry in enumerate(queue.entries):
+        first = entry.item or entry.items[0]
+        anchor, name = _section_of(first, queue.filters.sort)
+        if not sections or sections[-1].anchor != anchor:
+            sections.append(Section(anchor, name))
+        row = rows.get(entry.item.key) if entry.item else None
+        if entry.item is not None and row is None:
+            continue  # decided between the index and the read
+        sections[-1].entries.append(
+            {
+                "entry": entry,
+                "row": row,
+                "is_revision": isinstance(row, RevisionRow),
+                "model": first.model,
+                "anchor": anchors[n],
+                "next": anchors[n + 1] if n + 1 < len(anchors) else (anchors[n - 1] if n else ""),
+                "open_url": "?" + queue.filters.query(batch=entry.batch.pk) if entry.batch else "",
+            }
+        )
+    return sections
+
+
+# ---------------------------------------------------------------------------
 # Decisions
 
 
@@ -449,23 +506,49 @@ def _refusal(exc: Exception, what: str) -> str:
     return str(exc) or _("You may not review %(record)s.") % {"record": what}
 
 
-def _decide(
-    verb: str, record: Curated, user: Any, note: str, shown: str, without_evidence: str = ""
-) -> str | None:
-    """Approve or reject one record, as the reviewer read it; the refusal as a message, or None."""
-    try:
-        if verb == "approve":
-            curation.approve(record, by=user, note=note, without_evidence=without_evidence, shown=shown)
-        else:
-            curation.reject(record, by=user, note=note, shown=shown)
-    except (PermissionDenied, ValidationError) as exc:
-        return _refusal(exc, str(record))
-    return None
-
-
 def _pinned(request: HttpRequest, key: str) -> str:
     """The pin the queue wrote beside the record or change `key`: what its reviewer read."""
     return str(request.POST.get(f"pin-{key}", ""))
+
+
+def label(record: Any) -> str:
+    """A record as a message names it: in quotes, once (a citation's name quotes its words already)."""
+    text = str(record)
+    return text if text.startswith("“") else f"“{text}”"
+
+
+def named(things: list[str], limit: int = 3) -> str:
+    """“A”, “B”, “C” and 4 more: what a message says was decided."""
+    shown = ", ".join(things[:limit])
+    if len(things) > limit:
+        shown += " " + _("and %(count)d more") % {"count": len(things) - limit}
+    return shown
+
+
+def _decide_one(request: HttpRequest, verb: str, key: str) -> None:
+    """Approve or reject one record in review, as the reviewer read it."""
+    record = _resolve(key)
+    if record is None:
+        messages.error(request, _("No such record: %(key)s.") % {"key": key})
+        return
+    note = request.POST.get(f"note-{key}", "").strip()
+    without_evidence = request.POST.get(f"without_evidence-{key}", "").strip()
+    shown = _pinned(request, key)
+    kind = record._meta.verbose_name
+    try:
+        if verb == "approve":
+            curation.approve(record, by=request.user, note=note, without_evidence=without_evidence, shown=shown)
+        else:
+            curation.reject(record, by=request.user, note=note, shown=shown)
+    except (PermissionDenied, ValidationError) as exc:
+        messages.error(
+            request,
+            _("%(kind)s “%(record)s”: %(error)s")
+            % {"kind": kind, "record": record, "error": _refusal(exc, str(record))},
+        )
+        return
+    text = _("Approved %(kind)s %(record)s.") if verb == "approve" else _("Rejected %(kind)s %(record)s.")
+    messages.success(request, text % {"kind": kind, "record": label(record)})
 
 
 def _decide_revision(request: HttpRequest, verb: str, pk: str, note: str) -> None:
@@ -495,68 +578,132 @@ def _decide_revision(request: HttpRequest, verb: str, pk: str, note: str) -> Non
     messages.success(request, text % {"record": revision.record_label})
 
 
+def _decide_many(request: HttpRequest, verb: str, keys: list[str], note: str) -> None:
+    """Decide the records and changes of `keys` as one bulk call each (`archive.services.bulk`)."""
+    shown: dict[tuple[type[Curated], int], str] = {}
+    changes: dict[int, str] = {}
+    for key in dict.fromkeys(keys):
+        name, _sep, pk = key.rpartition("-")
+        number = whole_number(pk)
+        if name == "revision" and number is not None:
+            changes[number] = _pinned(request, key)
+        elif name in _MODELS_BY_NAME and number is not None:
+            shown[(_MODELS_BY_NAME[name], number)] = _pinned(request, key)
+        else:
+            messages.error(request, _("No such record: %(key)s.") % {"key": key})
+    try:
+        if verb == "approve":
+            outcome = bulk.approve_many(shown=shown, by=request.user, note=note)
+        else:
+            outcome = bulk.reject_many(shown=shown, by=request.user, note=note)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return
+    done = [label(record) for record in outcome.done]
+    missing = len(shown) - len(outcome.done) - len(outcome.refused)
+    if missing > 0:
+        messages.error(request, ngettext("%(count)d record no longer exists.", "%(count)d records no longer exist.",
+                                         missing) % {"count": missing})
+    if changes:
+        decided = bulk.decide_revisions(verb=verb, shown=changes, by=request.user, note=note)
+        for revision in decided.done:
+            text = (
+                _("Approved the change of “%(record)s”: it is published.")
+                if verb == "approve"
+                else _("Rejected the change of “%(record)s”: the published version stays as it was.")
+            )
+            messages.success(request, text % {"record": revision.record_label})
+        for name, reason in decided.refused:
+            messages.error(request, _("Change of “%(record)s”: %(error)s") % {"record": name, "error": reason})
+    for name, reason in outcome.refused:
+        messages.error(request, f"{name}: {reason}")
+    if done:
+        text = (
+            ngettext("Approved %(count)d record: %(names)s.", "Approved %(count)d records: %(names)s.", len(done))
+            if verb == "approve"
+            else ngettext("Rejected %(count)d record: %(names)s.", "Rejected %(count)d records: %(names)s.", len(done))
+        )
+        messages.success(request, text % {"count": len(done), "names": named(done)})
+
+
+def _batch_keys(request: HttpRequest, number: str) -> list[str] | None:
+    """The items of batch `number` the page showed (their pins are posted beside them)."""
+    batch_pk = whole_number(number)
+    batch = Batch.objects.filter(pk=batch_pk).first() if batch_pk is not None else None
+    if batch is None:
+        messages.error(request, _("No such batch: %(key)s.") % {"key": number})
+        return None
+    members = set(batch.citations.values_list("pk", flat=True))
+    return [key for key in request.POST.getlist("batch-item") if whole_number(key.rpartition("-")[2]) in members]
+
+
 def _act(request: HttpRequest) -> None:
     action = request.POST.get("action", "")
     verb, _sep, key = action.partition(":")
     if verb in ("approve-revision", "reject-revision") and key:
         note = request.POST.get(f"note-revision-{key}", "").strip()
         _decide_revision(request, verb.removesuffix("-revision"), key, note)
-        return
-    without_evidence = ""
-    if verb in ("bulk-approve", "bulk-reject"):
+    elif verb in ("approve", "reject") and key:
+        _decide_one(request, verb, key)
+    elif verb in ("bulk-approve", "bulk-reject"):
         keys = request.POST.getlist("selected")
-        note = request.POST.get("bulk_note", "").strip()
-        verb = verb.removeprefix("bulk-")
         if not keys:
             messages.warning(request, _("Select the records to approve or reject first."))
             return
-    elif verb in ("approve", "reject") and key:
-        keys = [key]
-        note = request.POST.get(f"note-{key}", "").strip()
-        without_evidence = request.POST.get(f"without_evidence-{key}", "").strip()
+        _decide_many(request, verb.removeprefix("bulk-"), keys, request.POST.get("bulk_note", "").strip())
+    elif verb in ("approve-batch", "reject-batch") and key:
+        items = _batch_keys(request, key)
+        if items is None:
+            return
+        if not items:
+            messages.warning(request, _("Batch %(batch)s has nothing left for you to decide.") % {"batch": key})
+            return
+        _decide_many(request, verb.removesuffix("-batch"), items, request.POST.get("batch_note", "").strip())
     else:
         messages.error(request, _("Unknown action."))
-        return
-    done = 0
-    for item in keys:
-        if item.startswith("revision-"):  # a selected change of a published record: its own messages
-            _decide_revision(request, verb, item.removeprefix("revision-"), note)
-            continue
-        record = _resolve(item)
-        if record is None:
-            messages.error(request, _("No such record: %(key)s.") % {"key": item})
-            continue
-        error = _decide(verb, record, request.user, note, _pinned(request, item), without_evidence)
-        if error:
-            messages.error(
-                request,
-                _("%(kind)s “%(record)s”: %(error)s")
-                % {"kind": record._meta.verbose_name, "record": record, "error": error},
-            )
-        else:
-            done += 1
-    if done:
-        text = (
-            ngettext("Approved %(count)d record.", "Approved %(count)d records.", done)
-            if verb == "approve"
-            else ngettext("Rejected %(count)d record.", "Rejected %(count)d records.", done)
-        )
-        messages.success(request, text % {"count": done})
+
+
+def _back(request: HttpRequest) -> str:
+    """The queue as the reviewer had it: the same filters and page, at the item after the one decided."""
+    query = QueryDict(str(request.POST.get("query", ""))[:2000]).urlencode()
+    url = reverse("archive_curate:review") + (f"?{query}" if query else "")
+    action = request.POST.get("action", "")
+    _verb, _sep, key = action.partition(":")
+    if key and not action.startswith(("bulk-", "approve-batch", "reject-batch")):
+        own = f"revision-{key}" if "-revision" in action else f"record-{key}"
+        anchor = str(request.POST.get(f"next-{own}", ""))
+        if re.fullmatch(r"[a-z]+-[a-z]*-?\d+", anchor):
+            url += f"#{anchor}"
+    return url
 
 
 def queue(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         _act(request)
-        return redirect(reverse("archive_curate:review"))
-    groups = queue_groups(request.user)
-    changes = revision_groups(request.user)
+        return redirect(_back(request))
+    read = review_queue.read(request.user, request.GET)
+    for error in read.filters.errors:
+        messages.warning(request, error)
+    sections = _page_sections(request.user, read)
+    page_query = read.filters.query()
+    here = read.filters.query(page=read.page.number if read.page.number > 1 else "")
     context = admin_context(
         request,
         title=_("Review queue"),
-        groups=groups,
-        changes=changes,
-        total=sum(len(g["rows"]) for g in groups),
-        reviewable=sum(1 for g in groups for row in g["rows"] if row.can_review),
-        changes_total=sum(len(g["rows"]) for g in changes),
+        queue=read,
+        sections=sections,
+        total=read.total,
+        reviewable=read.reviewable,
+        page=read.page,
+        page_query=f"{page_query}&" if page_query else "",
+        here=here,
+        filters=read.filters,
+        facet_names={
+            "kind": _("Kind of record"), "change": _("Kind of change"), "source": _("Source"),
+            "author": _("Author"), "age": _("Waiting since"),
+        },
+        sorts=[(value, label, read.filters.query(sort=value if value != "kind" else "")) for value, label in
+               review_queue.SORTS.items()],
+        clear_url=reverse("archive_curate:review"),
     )
     return render(request, "archive/curate/review.html", context)

@@ -56,6 +56,15 @@ def bulk(using: str = "default") -> Iterator[None]:
         _bulk.active = False
 
 
+def everything_changed(using: str = "default") -> None:
+    """Bump `*` once, for a write of many rows made without signals (`QuerySet.update`, bulk history).
+
+    Inside `bulk()` it is noted, and bumped with the rest at the block's end.
+    """
+    if not _noted_in_bulk():
+        _bump({EVERYTHING}, using)
+
+
 def _noted_in_bulk() -> bool:
     if getattr(_bulk, "active", False):
         _bulk.written = True

@@ -1,6 +1,7 @@
 """The data model, one module per area."""
 
 from .audit import CuratorNote, NoteModel
+from .batches import Batch, BatchKind
 from .citations import TARGET_FIELDS, Citation, Rank
 from .curation import Curated, Side, Status
 from .discussion import Comment, CommentKind
@@ -21,6 +22,8 @@ __all__ = [
     "FICTION_KINDS",
     "TARGET_FIELDS",
     "Basis",
+    "Batch",
+    "BatchKind",
     "Citation",
     "Comment",
     "CommentKind",

@@ -11,13 +11,15 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from archive import mementos, selectors
+from archive import mementos, roles, selectors
 from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
 from archive.room import battle, edition, memento, places, reading
@@ -31,7 +33,22 @@ LIST_PAGE = 100
 
 def _page(request: HttpRequest, template: str, context: dict[str, Any], mode: FictionMode) -> HttpResponse:
     context.update(mode=mode, fiction_on=mode is not FictionMode.EXCLUDE, keep=reading.query_suffix(mode))
+    context["pending_review_url"] = _pending_review_url(request, context.get("record"))
     return render(request, f"room/{template}", context)
+
+
+def _pending_review_url(request: HttpRequest, record: Any) -> str | None:
+    """For a signed-in reviewer, where the record's change waits in the review queue; for anyone else, nothing.
+
+    A reader without a session cookie is not looked up at all, so the page
+    stays the same for every anonymous reader and varies on no cookie.
+    """
+    if not isinstance(record, Curated) or settings.SESSION_COOKIE_NAME not in request.COOKIES:
+        return None
+    if not request.user.is_authenticated or not roles.may_open(request.user, "review"):
+        return None
+    key = selectors.pending_review_key(record)
+    return f"{reverse('archive_curate:review')}?item={key}" if key is not None else None
 
 
 def reads_mode(view: View) -> View:

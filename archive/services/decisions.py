@@ -62,6 +62,11 @@ def record_pin(record: Curated, evidence: Iterable[Citation] | None = None) -> s
     return f"{record.version}.{_digest(shown)}"
 
 
+def version_pin(version: int) -> str:
+    """The pin of a record shown with no evidence (a citation, a source), from its version alone."""
+    return f"{version}.{_digest([])}"
+
+
 def _moves(revision: Revision) -> list[list[str]]:
     """What a merge would move now, in one language whatever the reviewer reads (empty for other changes)."""
     merge = revision.changes.get("merge")

@@ -15,11 +15,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from archive import fiction
+from archive.models import Batch as BatchRecord
 from archive.models import Citation, Passage, Rank, Source
 from archive.models.registry import cited_model
 from archive.reading import mentions
 from archive.reading.mentions import Suggestion
-from archive.services import review
+from archive.services import batches, review
 from archive.services.citations import MENTION_CLAIM, citation_create
 from archive.services.new_records import NEW_KINDS
 
@@ -62,21 +64,26 @@ def cite_mention(*, passage: Passage, key: str, by: Any, submit: bool = True) ->
 class Batch:
     created: list[Citation]
     ambiguous: int  # names that belong to more than one record, left for the curator
+    record: BatchRecord | None = None
 
 
 @transaction.atomic
-def cite_all_mentions(*, source: Source, by: Any) -> Batch:
-    """Draft citations of every suggested mention of `source` whose name belongs to one record only."""
-    passages = {p.pk: p for p in Passage.objects.filter(source=source).select_related("source")}
-    created: list[Citation] = []
-    ambiguous = 0
-    for passage_id, found in mentions.of_source(source.pk).items():
-        by_span: dict[tuple[int, int], list[Suggestion]] = {}
-        for suggestion in found:
-            by_span.setdefault((suggestion.start, suggestion.end), []).append(suggestion)
-        for candidates in by_span.values():
-            if len(candidates) > 1:
-                ambiguous += 1
-                continue
-            created.append(_cite(candidates[0], passages[passage_id], by=by, reason=BATCH_REASON))
-    return Batch(created, ambiguous)
+def cite_all_mentions(*, source: Source, by: Any, shown: str | None = None) -> Batch:
+    """Draft citations of every suggested mention of `source` whose name belongs to one record only.
+
+    `shown` is the digest of the preview the curator confirmed
+    (`archive.services.batches.Preview.digest`): if the suggestions changed
+    since, nothing is made. The drafts are remembered as one batch.
+    """
+    preview = batches.preview_mentions(source=source)
+    if shown is not None and shown != preview.digest:
+        raise ValidationError(
+            _("The suggested mentions of %(source)s changed since the preview; nothing was cited. Read it again.")
+            % {"source": source},
+            code="stale",
+        )
+    # Drafts are nobody's approved evidence: the fiction flags are worked out once, at the end.
+    with fiction.deferred():
+        created = [_cite(suggestion, passage, by=by, reason=BATCH_REASON) for passage, suggestion in preview.chosen]
+    record = batches.record_batch(source=source, citations=created, by=by) if created else None
+    return Batch(created, len(preview.ambiguous), record)

@@ -11,6 +11,7 @@ the reviewer says why in a note, which the history keeps.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -26,6 +27,8 @@ from archive.services.published import after_publish
 
 # History reasons of review decisions: a reviewer's decision is no contribution.
 _DECISIONS = ("approved", "rejected", "changes requested")
+# Primary keys per statement: well inside every engine's limit of parameters.
+CHUNK = 900
 
 
 def contributors(record: Curated) -> set[int]:
@@ -42,6 +45,42 @@ def contributors(record: Curated) -> set[int]:
             break  # what came before was reviewed already
         if user_id is not None and not (reason and str(reason).startswith(_DECISIONS)):
             ids.add(user_id)
+    return ids
+
+
+def contributors_of_many(
+    model: type[Curated], records: Iterable[Curated], among: Any = None
+) -> dict[Any, set[int]]:
+    """`contributors` of many records of `model`, read from one history query.
+
+    `among`, a query of the records' primary keys, replaces the list of them
+    in the history query (one subquery instead of hundreds of parameters).
+    """
+    ids = {
+        record.pk: {pk for pk in (record.created_by_id, record.modified_by_id) if pk is not None} for record in records
+    }
+    history = getattr(model, "history", None)
+    if history is None or not ids:
+        return ids
+    pks = list(ids)
+    for start in range(0, len(pks), CHUNK):
+        chosen = {"id__in": among} if among is not None else {"id__in": pks[start : start + CHUNK]}
+        entries = (
+            history.model.objects.filter(**chosen)
+            .order_by("id", "-history_date", "-history_id")
+            .values_list("id", "history_user_id", "history_change_reason", "status")
+        )
+        reviewed: set[Any] = set()
+        for pk, user_id, reason, status in entries:
+            if pk in reviewed:
+                continue
+            if status == Status.APPROVED and reason and str(reason).startswith("approved"):
+                reviewed.add(pk)  # what came before was reviewed already
+                continue
+            if user_id is not None and pk in ids and not (reason and str(reason).startswith(_DECISIONS)):
+                ids[pk].add(user_id)
+        if among is not None:
+            break  # the one query covered them all
     return ids
 
 

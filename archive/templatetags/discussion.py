@@ -13,12 +13,13 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def threads_of(context: Any, *row_groups: Any) -> dict[str, Any]:
-    """The threads of every row of the given groups (the review queue's records and changes), by key, in one query."""
+def threads_of(context: Any, sections: Any) -> dict[str, Any]:
+    """The threads of every record and change on a page of the review queue, by key, in one query."""
     subjects = []
-    for groups in row_groups:
-        for group in groups or ():
-            for row in group["rows"]:
+    for section in sections or ():
+        for line in section.entries:
+            row = line["row"]
+            if row is not None:
                 subjects.append(getattr(row, "revision", None) or row.record)
     found = discussion.threads(subjects)
     user = context["request"].user

@@ -154,9 +154,18 @@ def test_one_click_cites_a_suggested_mention_and_submits_it(client_of: Client, s
     assert Citation.objects.count() == 1
 
 
+def _confirm_batch(client: Client, source: Source) -> Any:
+    """Read the batch's preview and confirm it, as the curator does."""
+    url = reverse("archive_curate:cite_all_mentions", args=[source.slug])
+    preview = client.get(url)
+    assert preview.status_code == 200
+    digest = re.search(r'name="shown" value="([0-9a-f]+)"', preview.content.decode())
+    return client.post(url, {"shown": digest.group(1) if digest else ""}, follow=True)
+
+
 def test_the_batch_makes_drafts_only_and_four_eyes_still_hold(client_of: Client, curator: User, source: Source) -> None:
     xiaguan = approved(Location(slug="xiaguan", name="下关", kind="district"))
-    response = client_of.post(reverse("archive_curate:cite_all_mentions", args=[source.slug]), follow=True)
+    response = _confirm_batch(client_of, source)
     assert "6 draft citations made" in response.content.decode()
     made = Citation.objects.filter(location=xiaguan)
     assert made.count() == 6 and set(made.values_list("status", flat=True)) == {Status.DRAFT}
@@ -169,14 +178,14 @@ def test_the_batch_makes_drafts_only_and_four_eyes_still_hold(client_of: Client,
     reviewer = user("rev", role="reviewer")
     assert review.approve(one, by=reviewer, shown=decisions.record_pin(one)).status == Status.APPROVED
     # Nothing left to suggest: a second batch makes nothing.
-    client_of.post(reverse("archive_curate:cite_all_mentions", args=[source.slug]))
+    _confirm_batch(client_of, source)
     assert Citation.objects.filter(location=xiaguan).count() == 6
 
 
 def test_a_name_of_two_records_is_left_out_of_the_batch(client_of: Client, source: Source) -> None:
     approved(Location(slug="xiaguan", name="下关", kind="district"))
     approved(Location(slug="xiaguan-2", name="下关", kind="pier"))
-    response = client_of.post(reverse("archive_curate:cite_all_mentions", args=[source.slug]), follow=True)
+    response = _confirm_batch(client_of, source)
     assert "6 names belong to more than one record" in response.content.decode()
     assert Citation.objects.count() == 0
 
@@ -310,7 +319,7 @@ def test_a_refused_citation_undoes_the_batch_and_says_why(
         return made[-1]
 
     monkeypatch.setattr(mention_service, "citation_create", refuse_the_third)
-    response = client_of.post(reverse("archive_curate:cite_all_mentions", args=[source.slug]), follow=True)
+    response = _confirm_batch(client_of, source)
     assert len(made) == 2, "two were made before the refusal"
     assert Citation.objects.count() == 0, "and rolled back with it"
     assert response.status_code == 200

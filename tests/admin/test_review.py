@@ -157,7 +157,7 @@ def test_approve_one_with_a_note(reviewer: User, reviewer_client: Client, passag
     citation.refresh_from_db()
     assert citation.status == Status.APPROVED
     assert citation.reviewed_by == reviewer and citation.review_note == "matches the text"
-    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Approved 1 record."]
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Approved citation “煤炭港码头” (hist §1)."]
 
 
 def test_reject_needs_a_note(reviewer_client: Client, passage: Passage, event: Event) -> None:
@@ -192,7 +192,7 @@ def test_bulk_approve_decides_each_record_and_reports_refusals(
     )
     assert response.status_code == 200
     texts = [str(m) for m in response.context["messages"]]
-    assert "Approved 3 records." in texts
+    assert "Approved 3 records: “唐生智”, “煤炭港码头” (hist §1), “离开司令部” (hist §1)." in texts
     assert any("you contributed to it" in t for t in texts)
     for record in (first, second, person):
         record.refresh_from_db()
@@ -273,7 +273,7 @@ def test_a_record_with_no_approved_evidence_is_flagged_and_needs_a_note(
     response = decide(
         reviewer_client, {"action": f"approve:{key}", f"note-{key}": "looks right", f"without_evidence-{key}": reason}
     )
-    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Approved 1 record."]
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [f"Approved person “{person}”."]
     person.refresh_from_db()
     assert person.status == Status.APPROVED and reason in person.review_note
     last = person.history.order_by("-history_date", "-history_id").first()
@@ -431,7 +431,7 @@ def test_bulk_decisions_take_changes_of_published_records_beside_records(
     )
     texts = [str(m) for m in response.context["messages"]]
     assert "Approved the change of “唐生智撤出南京”: it is published." in texts
-    assert "Approved 1 record." in texts
+    assert "Approved 1 record: “煤炭港码头” (hist §1)." in texts
     assert any(text.startswith("Change of “煤炭港码头”") for text in texts)  # refused: the reviewer proposed it
     event.refresh_from_db()
     assert event.title == "唐生智撤出南京"
@@ -519,8 +519,9 @@ def test_bad_revision_requests_become_messages(reviewer_client: Client, curator:
 
 
 def test_queue_query_count_does_not_grow_with_revisions(
-    reviewer_client: Client, curator: User, passage: Passage, django_assert_num_queries: Any
+    reviewer_client: Client, curator: User, passage: Passage, django_assert_num_queries: Any, monkeypatch: Any
 ) -> None:
+    monkeypatch.setattr(review_view.review_queue, "PAGE_SIZE", 25)  # the 21 changes on one page
     gate = approved(Location(slug="yijiang", name="挹江门", kind="gate"))
     parent = approved(Event(slug="retreat", title="南京撤退", kind="retreat"))
     tang = approved(Person(slug="tang", name="唐生智"))

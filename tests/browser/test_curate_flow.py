@@ -108,8 +108,8 @@ def test_cite_in_the_reader_then_approve_in_the_queue(live_server: Any, new_page
     review.screenshot(path=str(screenshot_dir / "review-queue.png"), full_page=True)
     record.locator("textarea[name^=note-]").fill("matches the passage")
     record.locator("button[value^=approve]").click()
-    review.wait_for_url(f"{base}/admin/curate/review/")
-    assert "Approved 1 record." in review.locator("ul.messagelist").inner_text()
+    review.wait_for_url(f"{base}/admin/curate/review/*")
+    assert f"Approved citation “{PHRASE}”" in review.locator("ul.messagelist").inner_text()
 
     citation.refresh_from_db()
     assert citation.status == Status.APPROVED and citation.reviewed_by == reviewer
