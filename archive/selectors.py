@@ -352,3 +352,8 @@ def mapped_places(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]
         latitude__isnull=False, longitude__isnull=False
     ).prefetch_related(_statements_prefetch(mode))
     return filter_fiction(queryset, mode)
+
+
+def participations_in(mode: FictionMode, events: Iterable[int]) -> QuerySet[Participation]:
+    """The visible participations of the given events, each with who took part and the citations that say so."""
+    return _participations(mode).filter(event_id__in=list(events)).order_by("event_id", "position", "id")

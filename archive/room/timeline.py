@@ -67,7 +67,7 @@ def _kind(citations: Iterable[Any], kinds: dict[str, str]) -> tuple[str, str]:
     return "", ""
 
 
-def _bars(event: Event, mode: FictionMode, kinds: dict[str, str]) -> list[Bar]:
+def bars_of(event: Event, mode: FictionMode, kinds: dict[str, str]) -> list[Bar]:
     dated = next((stated for stated in stated_fields(event, mode) if stated.name == "date"), None)
     if dated is None:
         # No visible statement dates it: the column holds the choice of the event's own nature.
@@ -91,7 +91,7 @@ def _places(event: Event) -> list[str]:
     return [place.name for place in event.locations.all()]
 
 
-def _in_window(queryset: QuerySet[Event], window: Window) -> QuerySet[Event]:
+def in_window(queryset: QuerySet[Event], window: Window) -> QuerySet[Event]:
     return queryset.filter(earliest__lt=window.end, latest__gte=window.start)
 
 
@@ -135,11 +135,11 @@ def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
 def timeline(window: Window, mode: FictionMode, **narrow: Any) -> Timeline:
     kinds = source_kinds()
     queryset = narrowed(selectors.timeline_events(mode), mode, **narrow)
-    events = list(_in_window(queryset, window).order_by("earliest", "latest", "slug")[: MOST_EVENTS + 1])
+    events = list(in_window(queryset, window).order_by("earliest", "latest", "slug")[: MOST_EVENTS + 1])
     truncated = len(events) > MOST_EVENTS
     rows = []
     for event, depth in _ordered(events[:MOST_EVENTS]):
-        bars = _bars(event, mode, kinds)
+        bars = bars_of(event, mode, kinds)
         if bars:
             rows.append(Row(event, record_url(event, mode), depth, bars, _places(event),
                             bars[0].as_written, event.date))
