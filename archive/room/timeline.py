@@ -154,8 +154,34 @@ def timeline(window: Window, mode: FictionMode, **narrow: Any) -> Timeline:
     return Timeline(rows, invented, truncated)
 
 
-def bar_data(line: Timeline) -> list[dict[str, Any]]:
+GROUPS = ("event", "unit", "place")
+
+
+def taking_part(line: Timeline, mode: FictionMode) -> dict[int, tuple[str, list[str]]]:
+    """Each shown event's side (one side, `mixed`, or `unknown`) and the units that took part, in one query."""
+    shown = [row.event.pk for row in line.rows]
+    visible = selectors.filter_fiction(
+        Participation.objects.filter(selectors.visible_participation_q(), event__in=shown), mode.nested,
+    ).select_related("person", "unit").only("event_id", "person__side", "unit__name", "unit__side")
+    sides: dict[int, set[str]] = {}
+    units: dict[int, list[str]] = {}
+    for participation in visible:
+        who = participation.person or participation.unit
+        if who.side != "unknown":
+            sides.setdefault(participation.event_id, set()).add(who.side)
+        if participation.unit is not None and participation.unit.name not in units.get(participation.event_id, []):
+            units.setdefault(participation.event_id, []).append(participation.unit.name)
+    found = {}
+    for row in line.rows:
+        seen = sides.get(row.event.pk, set())
+        side = next(iter(seen)) if len(seen) == 1 else ("mixed" if seen else "unknown")
+        found[row.event.pk] = (side, sorted(units.get(row.event.pk, [])))
+    return found
+
+
+def bar_data(line: Timeline, parts: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
     """The rows as the timeline's script draws them (the table beside it shows the same)."""
+    parts = parts or {}
     return [
         {
             "slug": row.event.slug,
@@ -163,6 +189,8 @@ def bar_data(line: Timeline) -> list[dict[str, Any]]:
             "url": row.url,
             "depth": row.depth,
             "places": row.places,
+            "side": parts.get(row.event.pk, ("unknown", []))[0],
+            "units": parts.get(row.event.pk, ("unknown", []))[1],
             "bars": [
                 {
                     "earliest": localtime(bar.earliest).isoformat(),

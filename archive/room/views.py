@@ -274,9 +274,14 @@ def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     window = reading.window(request)
     narrow = _narrowing(request, mode)
     line = timelines.timeline(window, mode, **narrow)
+    group = request.GET.get("group", "") or "event"
+    if group not in timelines.GROUPS:
+        raise reading.BadParameter("group", _("“%(value)s” is not one of %(choices)s.") % {
+            "value": group, "choices": ", ".join(timelines.GROUPS)})
     context = {
         "line": line,
-        "bars": timelines.bar_data(line),
+        "bars": timelines.bar_data(line, timelines.taking_part(line, mode)),
+        "group": group,
         "window": window,
         "narrow": narrow,
         "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],
