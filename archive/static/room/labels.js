@@ -1,9 +1,17 @@
 // Labels that never overlap: each permanent Leaflet tooltip, in order of priority, is tried on the right,
-// left, top and bottom of its marker and kept on the first side where it overlaps no label already
-// placed and stays inside the map; a label with no free side is hidden (its place stays in the table).
+// left, top and bottom of its marker (then shifted a line or two) and kept at the first spot where it
+// overlaps no label already placed and stays inside the map; a label with no free spot is hidden (its
+// place stays in the table and in the marker's popup).
 (function () {
   "use strict";
-  const SIDES = ["right", "left", "top", "bottom"];
+  // Each side at first, then the sides again shifted by about a line, before a label is given up.
+  const LINE = 16;
+  const TRIES = [
+    ["right", 0, 0], ["left", 0, 0], ["top", 0, 0], ["bottom", 0, 0],
+    ["right", 0, -LINE], ["right", 0, LINE], ["left", 0, -LINE], ["left", 0, LINE],
+    ["top", 0, -LINE], ["bottom", 0, LINE], ["right", 0, -2 * LINE], ["right", 0, 2 * LINE],
+    ["left", 0, -2 * LINE], ["left", 0, 2 * LINE],
+  ];
   const MARGIN = 2;
   const overlaps = (a, b) => a.left < b.right + MARGIN && b.left < a.right + MARGIN
     && a.top < b.bottom + MARGIN && b.top < a.bottom + MARGIN;
@@ -18,8 +26,9 @@
       if (!node) continue;
       node.classList.remove("label-hidden");
       let kept = false;
-      for (const side of SIDES) {
+      for (const [side, dx, dy] of TRIES) {
         tooltip.options.direction = side;
+        tooltip.options.offset = L.point(dx, dy);
         tooltip.update();
         const box = node.getBoundingClientRect();
         if (inside(box, frame) && !placed.some((other) => overlaps(box, other))) {

@@ -65,6 +65,6 @@
   }
   // The view fits what the window shows (places outside the city too), or every place when nothing happened.
   const shown = points.length ? points : places.map((place) => [place.lat, place.lon]);
-  if (shown.length) map.fitBounds(L.latLngBounds(shown), { padding: [30, 30], maxZoom: 14 });
+  if (shown.length) map.fitBounds(L.latLngBounds(shown), { padding: [30, 30], maxZoom: 14, animate: false });
   if (window.RoomLabels) window.RoomLabels.keepApart(map, () => tooltips);
 })();

@@ -134,7 +134,7 @@
     }
     // The view is fitted once to what the first moment shows, places outside the city included.
     if (!fitted && points.length) {
-      map.fitBounds(L.latLngBounds(points), { padding: [30, 30], maxZoom: 14 });
+      map.fitBounds(L.latLngBounds(points), { padding: [30, 30], maxZoom: 14, animate: false });
       fitted = true;
     }
     relabel();
