@@ -127,10 +127,12 @@
         // Only the app's own paths are linked: never a javascript: URL.
         const own = typeof row.url === "string" && row.url.startsWith("/") && !row.url.startsWith("//");
         const link = el("a", own ? { href: row.url } : {});
-        const name = el("text", { class: "row-label", x: 4 + row.depth * 14, y: y + 15, lang: "zh" });
+        // Under a group heading every event stands at one level: its parent may be in another group.
+        const indent = (block.label ? 1 : row.depth) * 14;
+        const name = el("text", { class: "row-label", x: 4 + indent, y: y + 15, lang: "zh" });
         link.appendChild(name);
         group.appendChild(link);
-        fit(name, row.title, LABEL - 8 - row.depth * 14);
+        fit(name, row.title, LABEL - 8 - indent);
         row.bars.forEach((bar, lane) => {
           const from = Math.max(Date.parse(bar.earliest), view.start);
           const to = Math.min(Date.parse(bar.latest), view.end);
