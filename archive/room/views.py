@@ -282,6 +282,7 @@ def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         "line": line,
         "bars": timelines.bar_data(line, timelines.taking_part(line, mode)),
         "group": group,
+        "middle": window.start + (window.end - window.start) / 2,
         "window": window,
         "narrow": narrow,
         "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],

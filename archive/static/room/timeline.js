@@ -47,13 +47,17 @@
     return steps.find((s) => (plot * s) / span >= 70) || 24 * HOUR;
   }
 
+  // The map and the night view follow the window the reader zoomed to (the night view at its middle).
   function updateMapLink() {
-    const link = document.getElementById("map-link");
-    if (!link) return;
-    const url = new URL(link.href, window.location.href);
-    url.searchParams.set("from", new Date(view.start).toISOString());
-    url.searchParams.set("to", new Date(view.end).toISOString());
-    link.href = url.pathname + url.search;
+    for (const id of ["map-link", "night-link"]) {
+      const link = document.getElementById(id);
+      if (!link) continue;
+      const url = new URL(link.href, window.location.href);
+      url.searchParams.set("from", new Date(view.start).toISOString());
+      url.searchParams.set("to", new Date(view.end).toISOString());
+      if (id === "night-link") url.searchParams.set("at", new Date(Math.round((view.start + view.end) / 2 / 60000) * 60000).toISOString());
+      link.href = url.pathname + url.search;
+    }
   }
 
   // The rows under their groups: by unit or by place as the reader chose (an event shows in each of its groups).
