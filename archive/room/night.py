@@ -82,7 +82,7 @@ def default_window(moment: dt.datetime) -> Window:
 
 
 def _who(participation: Participation, mode: FictionMode) -> dict[str, str]:
-    record = participation.person or participation.unit
+    record: Any = participation.person or participation.unit
     kind = "person" if participation.person is not None else "unit"
     return {"key": f"{kind}:{record.slug}", "kind": kind, "slug": record.slug, "name": record.name,
             "url": record_url(record, mode), "side": record.side}
@@ -135,7 +135,7 @@ def spans_of(window: Window, mode: FictionMode) -> tuple[list[Span], bool]:
             who = _who(participation, mode)
             for bar in dated:
                 for place, sources in where:
-                    named = sorted({*sources, bar.source} - {""}) or _titles(participation.visible_citations)
+                    named = sorted({*sources, bar.source} - {""}) or _titles(getattr(participation, "visible_citations", ()))
                     spans.append(Span(who, participation.get_role_display(), said, place, bar.earliest,
                                       bar.latest, bar.as_written, named, bar.kind, bar.fictional))
     if len(spans) > MOST_SPANS:
@@ -155,8 +155,8 @@ def positions_at(spans: list[Span], moment: dt.datetime) -> list[Position]:
     for span in covering:
         if span.latest - span.earliest != narrowest[(span.who["key"], tuple(span.sources))]:
             continue
-        key = (span.who["key"], span.place["slug"], tuple(span.sources))
-        grouped.setdefault(key, Position(span.who, span.place, span.sources)).spans.append(span)
+        place = (span.who["key"], span.place["slug"], tuple(span.sources))
+        grouped.setdefault(place, Position(span.who, span.place, span.sources)).spans.append(span)
     return sorted(grouped.values(), key=lambda p: (p.who["name"], p.who["key"], p.place["name"], p.sources))
 
 
