@@ -1,22 +1,27 @@
-// Labels that never overlap: each permanent Leaflet tooltip, in order of priority, is tried on the right,
-// left, top and bottom of its marker (then shifted a line or two) and kept at the first spot where it
-// overlaps no label already placed and stays inside the map; a label with no free spot is hidden (its
-// place stays in the table and in the marker's popup).
+// Labels that never overlap: each permanent Leaflet tooltip, in order of priority, is tried on the right of
+// its marker, then on its left, above, below and a line or two up or down, and kept at the first spot where
+// it overlaps no label already placed and stays inside the map; a label with no free spot is hidden (its
+// place stays in the table and in the marker's popup). The label is moved by its margins, so Leaflet keeps
+// positioning it on its marker as the map moves.
 (function () {
   "use strict";
-  // Each side at first, then the sides again shifted by about a line, before a label is given up.
-  const LINE = 16;
-  const TRIES = [
-    ["right", 0, 0], ["left", 0, 0], ["top", 0, 0], ["bottom", 0, 0],
-    ["right", 0, -LINE], ["right", 0, LINE], ["left", 0, -LINE], ["left", 0, LINE],
-    ["top", 0, -LINE], ["bottom", 0, LINE], ["right", 0, -2 * LINE], ["right", 0, 2 * LINE],
-    ["left", 0, -2 * LINE], ["left", 0, 2 * LINE],
-  ];
   const MARGIN = 2;
+  const LINE = 16;
   const overlaps = (a, b) => a.left < b.right + MARGIN && b.left < a.right + MARGIN
     && a.top < b.bottom + MARGIN && b.top < a.bottom + MARGIN;
   const inside = (box, frame) => box.left >= frame.left && box.right <= frame.right
     && box.top >= frame.top && box.bottom <= frame.bottom;
+
+  // Shifts from the label's place on the right of its marker, in the order they are tried.
+  function shifts(box) {
+    const left = -(box.width + 34);
+    const middle = -(box.width / 2 + 17);
+    return [
+      [0, 0], [left, 0], [middle, -(box.height + 2)], [middle, box.height + 2],
+      [0, -LINE], [0, LINE], [left, -LINE], [left, LINE],
+      [0, -2 * LINE], [0, 2 * LINE], [left, -2 * LINE], [left, 2 * LINE],
+    ];
+  }
 
   function declutter(map, tooltips) {
     const frame = map.getContainer().getBoundingClientRect();
@@ -25,11 +30,13 @@
       const node = tooltip.getElement();
       if (!node) continue;
       node.classList.remove("label-hidden");
+      node.style.marginLeft = "0px";
+      node.style.marginTop = "0px";
+      const start = node.getBoundingClientRect();
       let kept = false;
-      for (const [side, dx, dy] of TRIES) {
-        tooltip.options.direction = side;
-        tooltip.options.offset = L.point(dx, dy);
-        tooltip.update();
+      for (const [dx, dy] of shifts(start)) {
+        node.style.marginLeft = `${dx}px`;
+        node.style.marginTop = `${dy}px`;
         const box = node.getBoundingClientRect();
         if (inside(box, frame) && !placed.some((other) => overlaps(box, other))) {
           placed.push(box);

@@ -57,7 +57,7 @@
     dot.bindPopup(popup(place));
     const label = document.createElement("span");
     label.appendChild(text(place.name));
-    dot.bindTooltip(label, { permanent: busy, direction: "right", className: "place-label" });
+    dot.bindTooltip(label, { permanent: busy, direction: "right", offset: [8, 0], className: "place-label" });
     if (busy) {
       tooltips.push(dot.getTooltip());
       points.push([place.lat, place.lon]);

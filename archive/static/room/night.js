@@ -128,7 +128,7 @@
       const label = document.createElement("span");
       label.textContent = `${group.place.name} · ${group.who.length} [${sourceKey.get(group.sources.join("; "))}]`;
       label.setAttribute("lang", "zh");
-      dot.bindTooltip(label, { permanent: true, direction: "right", className: "place-label" });
+      dot.bindTooltip(label, { permanent: true, direction: "right", offset: [8, 0], className: "place-label" });
       tooltips.push(dot.getTooltip());
       points.push([group.place.lat, group.place.lon]);
     }
