@@ -23,29 +23,37 @@
     ];
   }
 
+  // Writes, then one round of reads, then the placement in arithmetic, then writes: the page is laid out
+  // twice however many labels there are.
   function declutter(map, tooltips) {
     const frame = map.getContainer().getBoundingClientRect();
-    const placed = [];
-    for (const tooltip of tooltips) {
-      const node = tooltip.getElement();
-      if (!node) continue;
+    const nodes = tooltips.map((tooltip) => tooltip.getElement()).filter(Boolean);
+    for (const node of nodes) {
       node.classList.remove("label-hidden");
       node.style.marginLeft = "0px";
       node.style.marginTop = "0px";
-      const start = node.getBoundingClientRect();
-      let kept = false;
+    }
+    const starts = nodes.map((node) => node.getBoundingClientRect());
+    const placed = [];
+    const moves = starts.map((start) => {
       for (const [dx, dy] of shifts(start)) {
-        node.style.marginLeft = `${dx}px`;
-        node.style.marginTop = `${dy}px`;
-        const box = node.getBoundingClientRect();
+        const box = { left: start.left + dx, right: start.right + dx, top: start.top + dy, bottom: start.bottom + dy };
         if (inside(box, frame) && !placed.some((other) => overlaps(box, other))) {
           placed.push(box);
-          kept = true;
-          break;
+          return [dx, dy];
         }
       }
-      if (!kept) node.classList.add("label-hidden");
-    }
+      return null;
+    });
+    nodes.forEach((node, index) => {
+      const move = moves[index];
+      if (move === null) {
+        node.classList.add("label-hidden");
+        return;
+      }
+      node.style.marginLeft = `${move[0]}px`;
+      node.style.marginTop = `${move[1]}px`;
+    });
   }
 
   // Run again whenever the view changes: what overlaps depends on the zoom.
