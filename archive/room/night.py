@@ -133,9 +133,10 @@ def spans_of(window: Window, mode: FictionMode) -> tuple[list[Span], bool]:
         dated = timelines.bars_of(event, mode, kinds) if where else []
         for participation in whos:
             who = _who(participation, mode)
+            cited = _titles(getattr(participation, "visible_citations", ()))
             for bar in dated:
                 for place, sources in where:
-                    named = sorted({*sources, bar.source} - {""}) or _titles(getattr(participation, "visible_citations", ()))
+                    named = sorted({*sources, bar.source} - {""}) or cited
                     spans.append(Span(who, participation.get_role_display(), said, place, bar.earliest,
                                       bar.latest, bar.as_written, named, bar.kind, bar.fictional))
     if len(spans) > MOST_SPANS:
@@ -230,11 +231,21 @@ def night(moment: dt.datetime, window: Window, mode: FictionMode) -> Night:
     return Night(moment, window, spans, shown, trails(spans, shown), commands_at(mode, moment), truncated)
 
 
-def span_data(spans: list[Span]) -> list[dict[str, Any]]:
-    """The spans as the page's script reads them."""
-    return [
-        {"who": span.who, "role": span.role, "event": span.event, "place": span.place,
-         "earliest": localtime(span.earliest).isoformat(), "latest": localtime(span.latest).isoformat(),
-         "as_written": span.as_written, "sources": span.sources, "kind": span.kind, "fictional": span.fictional}
-        for span in spans
-    ]
+def span_data(spans: list[Span]) -> dict[str, Any]:
+    """The spans as the page's script reads them: who, places, events and sources written once, spans as rows
+    of references to them (the same person at the same place in many accounts would repeat them otherwise)."""
+    who: dict[str, dict[str, str]] = {}
+    where: dict[str, dict[str, Any]] = {}
+    what: dict[str, dict[str, str]] = {}
+    sources: dict[str, int] = {}
+    rows = []
+    for span in spans:
+        who.setdefault(span.who["key"], span.who)
+        where.setdefault(span.place["slug"], span.place)
+        what.setdefault(span.event["slug"], span.event)
+        named = sources.setdefault("\n".join(span.sources), len(sources))
+        rows.append([span.who["key"], span.role, span.event["slug"], span.place["slug"],
+                     localtime(span.earliest).isoformat(), localtime(span.latest).isoformat(),
+                     span.as_written, named, span.kind, span.fictional])
+    return {"who": who, "places": where, "events": what,
+            "sources": [named.split("\n") if named else [] for named in sources], "spans": rows}

@@ -7,7 +7,13 @@
   const data = document.getElementById("night-data");
   const slider = document.getElementById("moment-slider");
   if (!holder || !data || !slider || typeof L === "undefined") return;
-  const spans = JSON.parse(data.textContent).map((s) => ({ ...s, from: Date.parse(s.earliest), to: Date.parse(s.latest) }));
+  // Who, places, events and sources come once each; a span names them (archive/room/night.py span_data).
+  const tables = JSON.parse(data.textContent);
+  const spans = tables.spans.map(([who, role, event, place, earliest, latest, asWritten, sources, kind, fictional]) => ({
+    who: tables.who[who], role, event: tables.events[event], place: tables.places[place],
+    earliest, latest, as_written: asWritten, sources: tables.sources[sources], kind, fictional,
+    from: Date.parse(earliest), to: Date.parse(latest),
+  }));
   const STEP = 15 * 60 * 1000;
   const OFFSET = 8 * 3600 * 1000;
   const TRAIL_SPAN = 24 * 3600 * 1000 - 60 * 1000;
