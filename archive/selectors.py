@@ -372,3 +372,8 @@ def pending_review_key(record: Curated) -> str | None:
         return None
     pending = Revision.objects.pending().of(record).values_list("pk", flat=True).first()
     return f"revision-{pending}" if pending is not None else None
+
+
+def participations_in(mode: FictionMode, events: Iterable[int]) -> QuerySet[Participation]:
+    """The visible participations of the given events, each with who took part and the citations that say so."""
+    return _participations(mode).filter(event_id__in=list(events)).order_by("event_id", "position", "id")

@@ -28,7 +28,7 @@ def radius_m(precision: str) -> float:
     return figure * 1000 if match.group(2) == "km" else figure
 
 
-def _coordinates(place: Any, mode: FictionMode) -> tuple[float, float] | None:
+def coordinates(place: Any, mode: FictionMode) -> tuple[float, float] | None:
     accounts = stated_value(place, mode, "coordinates")
     if accounts:
         latitude, longitude = parse_coordinates(accounts[0].value)
@@ -54,7 +54,7 @@ def map_data(mode: FictionMode, events: list[Event]) -> list[dict[str, Any]]:
     if queryset.count() > MOST_PLACES:
         queryset = queryset.filter(pk__in=list(at))
     for place in queryset.order_by("name", "slug"):
-        point = _coordinates(place, mode)
+        point = coordinates(place, mode)
         if point is None:
             continue
         places.append({

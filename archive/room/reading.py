@@ -85,10 +85,15 @@ class Window:
     end: dt.datetime
 
 
-def window(request: HttpRequest) -> Window:
+def moment(request: HttpRequest, name: str, default: dt.datetime) -> dt.datetime:
+    """One moment the reader asked for (Nanjing time unless an offset is given), or `default`."""
+    return _moment(request, name, default)
+
+
+def window(request: HttpRequest, default: Window | None = None) -> Window:
     """The stretch of time the timeline and the map show; Nanjing time unless an offset is given."""
-    start = _moment(request, "from", DEFAULT_FROM)
-    end = _moment(request, "to", DEFAULT_TO)
+    start = _moment(request, "from", default.start if default else DEFAULT_FROM)
+    end = _moment(request, "to", default.end if default else DEFAULT_TO)
     if end <= start:
         raise BadParameter("to", _("The end of the window must come after its start."))
     return Window(start, end)

@@ -67,7 +67,7 @@ def _kind(citations: Iterable[Any], kinds: dict[str, str]) -> tuple[str, str]:
     return "", ""
 
 
-def _bars(event: Event, mode: FictionMode, kinds: dict[str, str]) -> list[Bar]:
+def bars_of(event: Event, mode: FictionMode, kinds: dict[str, str]) -> list[Bar]:
     dated = next((stated for stated in stated_fields(event, mode) if stated.name == "date"), None)
     if dated is None:
         # No visible statement dates it: the column holds the choice of the event's own nature.
@@ -91,7 +91,7 @@ def _places(event: Event) -> list[str]:
     return [place.name for place in event.locations.all()]
 
 
-def _in_window(queryset: QuerySet[Event], window: Window) -> QuerySet[Event]:
+def in_window(queryset: QuerySet[Event], window: Window) -> QuerySet[Event]:
     return queryset.filter(earliest__lt=window.end, latest__gte=window.start)
 
 
@@ -135,11 +135,11 @@ def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
 def timeline(window: Window, mode: FictionMode, **narrow: Any) -> Timeline:
     kinds = source_kinds()
     queryset = narrowed(selectors.timeline_events(mode), mode, **narrow)
-    events = list(_in_window(queryset, window).order_by("earliest", "latest", "slug")[: MOST_EVENTS + 1])
+    events = list(in_window(queryset, window).order_by("earliest", "latest", "slug")[: MOST_EVENTS + 1])
     truncated = len(events) > MOST_EVENTS
     rows = []
     for event, depth in _ordered(events[:MOST_EVENTS]):
-        bars = _bars(event, mode, kinds)
+        bars = bars_of(event, mode, kinds)
         if bars:
             rows.append(Row(event, record_url(event, mode), depth, bars, _places(event),
                             bars[0].as_written, event.date))
@@ -154,8 +154,34 @@ def timeline(window: Window, mode: FictionMode, **narrow: Any) -> Timeline:
     return Timeline(rows, invented, truncated)
 
 
-def bar_data(line: Timeline) -> list[dict[str, Any]]:
+GROUPS = ("event", "unit", "place")
+
+
+def taking_part(line: Timeline, mode: FictionMode) -> dict[int, tuple[str, list[str]]]:
+    """Each shown event's side (one side, `mixed`, or `unknown`) and the units that took part, in one query."""
+    shown = [row.event.pk for row in line.rows]
+    visible = selectors.filter_fiction(
+        Participation.objects.filter(selectors.visible_participation_q(), event__in=shown), mode.nested,
+    ).select_related("person", "unit").only("event_id", "person__side", "unit__name", "unit__side")
+    sides: dict[int, set[str]] = {}
+    units: dict[int, list[str]] = {}
+    for participation in visible:
+        who = participation.person or participation.unit
+        if who.side != "unknown":
+            sides.setdefault(participation.event_id, set()).add(who.side)
+        if participation.unit is not None and participation.unit.name not in units.get(participation.event_id, []):
+            units.setdefault(participation.event_id, []).append(participation.unit.name)
+    found = {}
+    for row in line.rows:
+        seen = sides.get(row.event.pk, set())
+        side = next(iter(seen)) if len(seen) == 1 else ("mixed" if seen else "unknown")
+        found[row.event.pk] = (side, sorted(units.get(row.event.pk, [])))
+    return found
+
+
+def bar_data(line: Timeline, parts: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
     """The rows as the timeline's script draws them (the table beside it shows the same)."""
+    parts = parts or {}
     return [
         {
             "slug": row.event.slug,
@@ -163,6 +189,8 @@ def bar_data(line: Timeline) -> list[dict[str, Any]]:
             "url": row.url,
             "depth": row.depth,
             "places": row.places,
+            "side": parts.get(row.event.pk, ("unknown", []))[0],
+            "units": parts.get(row.event.pk, ("unknown", []))[1],
             "bars": [
                 {
                     "earliest": localtime(bar.earliest).isoformat(),

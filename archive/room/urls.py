@@ -16,6 +16,7 @@ urlpatterns = [
     path("", counted(views.home), name="home"),
     path("timeline/", counted(views.timeline), name="timeline"),
     path("map/", counted(views.map_view), name="map"),
+    path("night/", counted(views.night_view), name="night"),
     path("order-of-battle/", counted(views.order_of_battle), name="order_of_battle"),
     path("people/<str:slug>/", counted(views.person), name="person"),
     path("units/<str:slug>/", counted(views.unit), name="unit"),

@@ -7,6 +7,7 @@ reader's mode (unapproved, or fictional with fiction left out) is a 404.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -22,7 +23,7 @@ from django.utils.translation import gettext as _
 from archive import mementos, roles, selectors
 from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
-from archive.room import battle, edition, memento, places, reading
+from archive.room import battle, edition, memento, night, places, reading
 from archive.room import timeline as timelines
 from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
 from archive.room.stated import stated_fields
@@ -290,9 +291,15 @@ def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     window = reading.window(request)
     narrow = _narrowing(request, mode)
     line = timelines.timeline(window, mode, **narrow)
+    group = request.GET.get("group", "") or "event"
+    if group not in timelines.GROUPS:
+        raise reading.BadParameter("group", _("“%(value)s” is not one of %(choices)s.") % {
+            "value": group, "choices": ", ".join(timelines.GROUPS)})
     context = {
         "line": line,
-        "bars": timelines.bar_data(line),
+        "bars": timelines.bar_data(line, timelines.taking_part(line, mode)),
+        "group": group,
+        "middle": window.start + (window.end - window.start) / 2,
         "window": window,
         "narrow": narrow,
         "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],
@@ -316,6 +323,37 @@ def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         "window_query": _window_query(window, mode, narrow),
     }
     return _page(request, "map.html", context, mode)
+
+
+def _step(moment: dt.datetime, hours: int, window: reading.Window, mode: FictionMode) -> str:
+    """The query of the same window at a moment some hours away, or "" when that falls outside it."""
+    later = moment + dt.timedelta(hours=hours)
+    if not window.start <= later <= window.end:
+        return ""
+    pairs = [("at", later.isoformat()), ("from", window.start.isoformat()), ("to", window.end.isoformat())]
+    if mode is not FictionMode.EXCLUDE:
+        pairs.append(("fiction", mode.value))
+    return urlencode(pairs)
+
+
+@reads_mode
+def night_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    """Who was where at one moment, by which account, with who commanded what: a slider moves the moment."""
+    moment = reading.moment(request, "at", night.DEFAULT_AT)
+    window = reading.window(request, night.default_window(moment))
+    if not window.start <= moment <= window.end:
+        raise reading.BadParameter("at", _("The moment must lie inside the window (from … to)."))
+    seen = night.night(moment, window, mode)
+    context = {
+        "night": seen,
+        "spans": night.span_data(seen.spans),
+        "window": window,
+        "moment": moment,
+        "earlier": _step(moment, -1, window, mode),
+        "later": _step(moment, 1, window, mode),
+        "window_query": _window_query(window, mode, {}),
+    }
+    return _page(request, "night.html", context, mode)
 
 
 @reads_mode

@@ -92,7 +92,7 @@ def test_hostile_texts_stay_text_on_every_page(live_server: Any, new_page: Any) 
 
     public = ["/", "/people/cheng-kuilang/", "/units/51st-division/", "/places/xiaguan/",
               "/events/xiaguan-crossings/", "/sources/history-nanjing-retreat/", "/timeline/",
-              "/timeline/?fiction=include", "/map/", "/order-of-battle/"]
+              "/timeline/?fiction=include", "/map/", "/order-of-battle/", "/night/?at=1937-12-12T21:00"]
     for path in public:
         _visit(page, f"{base}{path}", seen)
 
@@ -107,6 +107,10 @@ def test_hostile_texts_stay_text_on_every_page(live_server: Any, new_page: Any) 
     assert any(label.startswith("下关渡江<img") for label in rows), rows
     page.goto(f"{base}/order-of-battle/")
     assert HOSTILE in page.locator("#unit-51st-division summary .unit-name").text_content()
+    page.goto(f"{base}/night/?at=1937-12-12T21:00")
+    page.wait_for_selector("#night-map .leaflet-tooltip")
+    labels = page.eval_on_selector_all("#night-map .leaflet-tooltip", "tips => tips.map(t => t.textContent)")
+    assert any(label.startswith(f"下关{HOSTILE} · ") for label in labels), labels
     assert seen == []
 
     # The API docs run under the same policy, from the app's own files.

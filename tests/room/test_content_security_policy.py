@@ -35,7 +35,7 @@ def _first(model: Any, **where: Any) -> Any:
 
 def _public_paths() -> list[str]:
     return [
-        "/", "/timeline/", "/map/", "/order-of-battle/",
+        "/", "/timeline/", "/map/", "/order-of-battle/", "/night/",
         f"/people/{_first(Person, fictional=False).slug}/",
         f"/units/{_first(Unit, fictional=False).slug}/",
         f"/places/{_first(Location, fictional=False).slug}/",

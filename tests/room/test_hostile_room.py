@@ -35,6 +35,12 @@ HOSTILE: list[tuple[str, str]] = [
     ("date-surrogate", f"from={SURROGATE}"),
     ("date-long", f"to={LONG}"),
     ("repeated-dates", "from=1937-12-11&from=0001-01-01&to=1937-12-14&to=9999-12-31T23:59:59-14:00"),
+    ("at-calendar-end", "at=9999-12-31T23:59:59-14:00"),
+    ("at-outside-window", "at=1937-12-12T21:00&from=1938-01-01&to=1938-01-02"),
+    ("at-surrogate", f"at={SURROGATE}"),
+    ("at-long", f"at={LONG}"),
+    ("group-junk", "group=%00"),
+    ("group-unknown", "group=dragons"),
     ("fiction-junk", "fiction=maybe"),
     ("fiction-nul", "fiction=%00"),
     ("fiction-repeated", "fiction=include&fiction=only&fiction=dragons"),
@@ -52,7 +58,7 @@ HOSTILE: list[tuple[str, str]] = [
 
 
 def _paths() -> list[str]:
-    paths = ["/", "/timeline/", "/map/", "/order-of-battle/"]
+    paths = ["/", "/timeline/", "/map/", "/order-of-battle/", "/night/"]
     for model, route in ((Person, "people"), (Unit, "units"), (Location, "places"), (Event, "events"),
                          (Source, "sources")):
         field = "is_fiction" if model is Source else "fictional"
@@ -81,7 +87,7 @@ def test_hostile_slugs_are_404(path: str) -> None:
     assert Client(raise_request_exception=False).get(path).status_code == 404
 
 
-@pytest.mark.parametrize("page", ["/timeline/", "/map/"])
+@pytest.mark.parametrize("page", ["/timeline/", "/map/", "/night/"])
 @pytest.mark.parametrize(
     ("query", "parameter"),
     [
@@ -100,7 +106,7 @@ def test_dates_beyond_the_calendar_are_a_400_naming_the_parameter(page: str, que
 
 
 def test_the_widest_window_the_calendar_allows_still_answers() -> None:
-    for page in ("/timeline/", "/map/"):
+    for page in ("/timeline/", "/map/", "/night/"):
         response = Client().get(page, {"from": "0001-01-02", "to": "9999-12-30"})
         assert response.status_code == 200, page
 

@@ -42,7 +42,11 @@
     }
     return box;
   };
-  for (const place of places) {
+  const tooltips = [];
+  const points = [];
+  // Places where something happened in the window are labelled first, then the rest by name.
+  const ordered = [...places].sort((a, b) => b.events.length - a.events.length || a.name.localeCompare(b.name));
+  for (const place of ordered) {
     const busy = place.events.length > 0;
     L.circle([place.lat, place.lon], {
       radius: place.radius, color: busy ? "#8a1c1c" : "#555", weight: 1, fillOpacity: busy ? 0.25 : 0.1,
@@ -53,6 +57,14 @@
     dot.bindPopup(popup(place));
     const label = document.createElement("span");
     label.appendChild(text(place.name));
-    dot.bindTooltip(label, { permanent: busy, direction: "right", className: "place-label" });
+    dot.bindTooltip(label, { permanent: busy, direction: "right", offset: [8, 0], className: "place-label" });
+    if (busy) {
+      tooltips.push(dot.getTooltip());
+      points.push([place.lat, place.lon]);
+    }
   }
+  // The view fits what the window shows (places outside the city too), or every place when nothing happened.
+  const shown = points.length ? points : places.map((place) => [place.lat, place.lon]);
+  if (shown.length) map.fitBounds(L.latLngBounds(shown), { padding: [30, 30], maxZoom: 14, animate: false });
+  if (window.RoomLabels) window.RoomLabels.keepApart(map, () => tooltips);
 })();
