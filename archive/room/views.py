@@ -17,10 +17,10 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
-from archive import mementos, selectors
+from archive import mementos, search, selectors
 from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
-from archive.room import battle, edition, memento, places, reading
+from archive.room import battle, edition, finding, memento, places, reading
 from archive.room import timeline as timelines
 from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
 from archive.room.stated import stated_fields
@@ -304,6 +304,34 @@ def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 @reads_mode
 def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode))}, mode)
+
+
+@reads_mode
+def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    """Records and passages matching the reader's words, folded as the archive folds them, a page at a time."""
+    raw = request.GET.get("q", "")
+    context: dict[str, Any] = {"query": raw, "groups": [], "page_obj": None, "refused": ""}
+    try:
+        query = finding.cleaned(raw)
+    except finding.Unsearchable as refused:
+        context["refused"] = str(refused)
+        response = _page(request, "search.html", context, mode)
+        response.status_code = 400
+        return response
+    if query:
+        try:
+            page, groups = finding.results(query, mode, request.GET.get("page", "1"))
+        except search.SearchBackendError:
+            context["refused"] = _("The search is unavailable for a moment; try again.")
+            response = _page(request, "search.html", context, mode)
+            response.status_code = 503
+            return response
+        context.update(
+            groups=groups, page_obj=page,
+            previous_url=finding.page_link(query, mode, page.previous_page_number()) if page.has_previous() else "",
+            next_url=finding.page_link(query, mode, page.next_page_number()) if page.has_next() else "",
+        )
+    return _page(request, "search.html", context, mode)
 
 
 @reads_mode
