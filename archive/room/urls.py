@@ -23,6 +23,7 @@ urlpatterns = [
     path("events/<str:slug>/", counted(views.event), name="event"),
     path("favicon.ico", site_files.favicon, name="favicon"),
     path("robots.txt", site_files.robots, name="robots"),
+    path("cite/<str:kind>/<str:slug>/", counted(views.cite), name="cite"),
     path("search/", counted(views.search_page), name="search"),
     path("releases/", counted(views.releases), name="releases"),
     path("sources/<str:slug>/", counted(views.source), name="source"),

@@ -20,10 +20,11 @@ from django.utils.translation import gettext as _
 from archive import mementos, search, selectors
 from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
-from archive.room import battle, edition, finding, memento, places, reading
+from archive.room import battle, citing, edition, finding, memento, places, reading, values
 from archive.room import timeline as timelines
 from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
 from archive.room.stated import stated_fields
+from archive.services.mentions import MENTION_CLAIM
 
 View = Callable[..., HttpResponse]
 LIST_PAGE = 100
@@ -82,6 +83,38 @@ def _citations(records: list[Any], mode: FictionMode) -> list[dict[str, Any]]:
     return [{"citation": c, "url": citation_url(c, mode)} for c in records]
 
 
+def _evidence(cited: list[Any], stated: list[dict[str, Any]], mode: FictionMode) -> dict[str, Any]:
+    """The citations not already printed under a stated value: what the sources say, then where they only name it.
+
+    Each quotation is printed once on a page; a mention ("named here") says
+    only that a passage names the record, so mentions are counted and folded
+    after the statements.
+    """
+    printed = {item["citation"].pk for field in stated for entry in field["accounts"] for item in entry["citations"]}
+    rest = [citation for citation in cited if citation.pk not in printed]
+    return {
+        "citations": _citations([c for c in rest if c.claim != MENTION_CLAIM], mode),
+        "mentions": _citations([c for c in rest if c.claim == MENTION_CLAIM], mode),
+    }
+
+
+def _item(record: Any, mode: FictionMode, **extra: Any) -> dict[str, Any]:
+    """A post or a participation with its stated fields and the citations not printed under them."""
+    stated = _accounts(record, mode)
+    return {"stated": stated, **_evidence(record.visible_citations, stated, mode), **extra}
+
+
+def _record_page(request: HttpRequest, template: str, context: dict[str, Any], mode: FictionMode) -> HttpResponse:
+    """A record's page: its values put into words, its own evidence after what its fields already cite."""
+    record = context["record"]
+    context.update(_evidence(record.visible_citations, context.get("stated", []), mode))
+    context["reference"] = citing.for_page(citing.of_record(
+        request, type(record), slug=record.slug, name=str(record), version=record.version,
+        published=record.reviewed_at or record.updated_at, description=record.description))
+    values.label_values(context, mode)
+    return _page(request, template, context, mode)
+
+
 def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
     """Each stated field with its chosen value and every account, each account's citations linked."""
     return [
@@ -101,14 +134,15 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
 @reads_mode
 def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     def listed(model: type[Curated], order: str) -> Any:
-        return selectors.filter_fiction(model.objects.approved(), mode).only("slug", order).order_by(order, "slug")
+        visible = selectors.filter_fiction(model.objects.approved(), mode)
+        return visible.only("slug", order, "fictional").order_by(order, "slug")
 
     lists = [
         (_("People"), "room:person", listed(Person, "name")[:LIST_PAGE]),
         (_("Units"), "room:unit", listed(Unit, "name")[:LIST_PAGE]),
         (_("Places"), "room:place", listed(Location, "name")[:LIST_PAGE]),
         (_("Events"), "room:event", selectors.filter_fiction(Event.objects.approved(), mode)
-         .only("slug", "title", "earliest", "latest")[:LIST_PAGE]),
+         .only("slug", "title", "earliest", "latest", "fictional")[:LIST_PAGE]),
     ]
     sources = selectors.filter_fiction(selectors.sources(), mode, "is_fiction")
     return _page(request, "home.html", {"lists": lists, "sources": sources}, mode)
@@ -122,16 +156,11 @@ def person(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "record": record,
         "revision": _revision(record),
         "stated": _accounts(record, mode),
-        "citations": _citations(record.visible_citations, mode),
-        "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode)}
-                  for post in record.visible_posts],
-        "participations": [
-            {"participation": p, "stated": _accounts(p, mode), "citations": _citations(p.visible_citations, mode),
-             "event_url": record_url(p.event, mode)}
-            for p in record.visible_participations
-        ],
+        "posts": [_item(post, mode, post=post) for post in record.visible_posts],
+        "participations": [_item(p, mode, participation=p, event_url=record_url(p.event, mode))
+                           for p in record.visible_participations],
     }
-    return _page(request, "person.html", context, mode)
+    return _record_page(request, "person.html", context, mode)
 
 
 @reads_mode
@@ -143,11 +172,10 @@ def unit(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "children": [(child, record_url(child, mode)) for child in record.visible_children],
-        "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode),
-                   "person_url": record_url(post.person, mode)} for post in record.visible_posts],
-        "citations": _citations(record.visible_citations, mode),
+        "posts": [_item(post, mode, post=post, person_url=record_url(post.person, mode))
+                  for post in record.visible_posts],
     }
-    return _page(request, "unit.html", context, mode)
+    return _record_page(request, "unit.html", context, mode)
 
 
 @reads_mode
@@ -159,10 +187,9 @@ def place(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "stated": _accounts(record, mode),
-        "citations": _citations(record.visible_citations, mode),
         "timeline_query": f"place={record.slug}",
     }
-    return _page(request, "place.html", context, mode)
+    return _record_page(request, "place.html", context, mode)
 
 
 @reads_mode
@@ -176,14 +203,10 @@ def event(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "children": [(child, record_url(child, mode)) for child in record.visible_children],
         "places": [(p, record_url(p, mode)) for p in record.locations.all()],
         "stated": _accounts(record, mode),
-        "citations": _citations(record.visible_citations, mode),
-        "participations": [
-            {"participation": p, "stated": _accounts(p, mode), "citations": _citations(p.visible_citations, mode),
-             "who_url": record_url(p.person or p.unit, mode)}
-            for p in record.visible_participations
-        ],
+        "participations": [_item(p, mode, participation=p, who_url=record_url(p.person or p.unit, mode))
+                           for p in record.visible_participations],
     }
-    return _page(request, "event.html", context, mode)
+    return _record_page(request, "event.html", context, mode)
 
 
 def _shown_target(citation: Any, mode: FictionMode) -> bool:
@@ -229,6 +252,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "passages": shown,
         "page": page,
         "pages": range(1, pages + 1) if pages > 1 else range(0),
+        "reference": citing.for_page(citing.of_source(request, record)),
     }
     return _page(request, "source.html", context, mode)
 
@@ -332,6 +356,38 @@ def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
             next_url=finding.page_link(query, mode, page.next_page_number()) if page.has_next() else "",
         )
     return _page(request, "search.html", context, mode)
+
+
+@reads_mode
+def cite(request: HttpRequest, mode: FictionMode, kind: str, slug: str) -> HttpResponse:
+    """A page's reference as a file: `?format=csl|bibtex|ris`, of the version asked (`?version=`, `?as_of=` …)."""
+    model = citing.KINDS.get(kind)
+    if model is None:
+        raise Http404(_("No record has this name."))
+    fmt = request.GET.get("format", "")
+    if fmt not in citing.FORMATS:
+        raise reading.BadParameter("format", _("“%(value)s” is not one of %(choices)s.") % {
+            "value": fmt, "choices": ", ".join(citing.FORMATS)})
+    if model is Source:
+        ref = citing.of_source(request, _visible(selectors.sources(), mode, slug, "is_fiction"))
+    elif mementos.asked(request.GET):
+        try:
+            found = mementos.published(model, slug, request.GET)
+        except mementos.BadValue as bad:
+            raise reading.BadParameter(bad.name, bad.message) from bad
+        _visible(model.objects.approved().only("slug", "fictional"), mode, slug)
+        state = found.state
+        name = getattr(state, "name", None) or getattr(state, "title", "")
+        ref = citing.of_record(request, model, slug=state.slug, name=name, version=state.version,
+                               published=state.history_date, past=True)
+    else:
+        record = _visible(model.objects.approved(), mode, slug)
+        ref = citing.of_record(request, model, slug=record.slug, name=str(record), version=record.version,
+                               published=record.reviewed_at or record.updated_at)
+    media_type, extension = citing.FORMATS[fmt]
+    response = HttpResponse(citing.render(ref, fmt), content_type=f"{media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{ref.key}.{extension}"'
+    return response
 
 
 @reads_mode
