@@ -361,7 +361,7 @@ def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 @reads_mode
 def cite(request: HttpRequest, mode: FictionMode, kind: str, slug: str) -> HttpResponse:
     """A page's reference as a file: `?format=csl|bibtex|ris`, of the version asked (`?version=`, `?as_of=` …)."""
-    model = citing.KINDS.get(kind)
+    model: Any = citing.KINDS.get(kind)
     if model is None:
         raise Http404(_("No record has this name."))
     fmt = request.GET.get("format", "")
@@ -377,7 +377,7 @@ def cite(request: HttpRequest, mode: FictionMode, kind: str, slug: str) -> HttpR
             raise reading.BadParameter(bad.name, bad.message) from bad
         _visible(model.objects.approved().only("slug", "fictional"), mode, slug)
         state = found.state
-        name = getattr(state, "name", None) or getattr(state, "title", "")
+        name = str(getattr(state, "name", None) or getattr(state, "title", ""))
         ref = citing.of_record(request, model, slug=state.slug, name=name, version=state.version,
                                published=state.history_date, past=True)
     else:

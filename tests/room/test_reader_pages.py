@@ -253,3 +253,34 @@ def test_favicon_and_robots_are_served_by_the_app() -> None:
     assert icon.content[:4] == b"\x00\x00\x01\x00"
     robots = Client().get("/robots.txt")
     assert robots.status_code == 200 and "Disallow: /admin/" in robots.content.decode()
+
+
+# --- fiction marked where it shows ---------------------------------------------------------------------------------
+
+
+def _fictional_paths() -> set[str]:
+    paths = set()
+    for model, route in ROUTES.items():
+        field = "is_fiction" if model is Source else "fictional"
+        paths |= {f"/{route}/{slug}/" for slug in model.objects.filter(  # type: ignore[attr-defined]
+            status=Status.APPROVED, **{field: True}).values_list("slug", flat=True)}
+    return paths
+
+
+def test_with_fiction_on_every_listed_fictional_record_is_marked(django_assert_max_num_queries: Any) -> None:
+    fictional = _fictional_paths()
+    novel_event = Event.objects.filter(status=Status.APPROVED, fictional=True).order_by("slug").first()
+    assert novel_event is not None and fictional
+    pages = ["/", f"/events/{novel_event.slug}/", "/search/?q=孫百里"]
+    unmarked, marked = [], 0
+    for path in pages:
+        with django_assert_max_num_queries(25):
+            html = Client().get(path, {"fiction": "include"}).content.decode()
+        for item in re.split(r"<li\b", html)[1:]:
+            item = re.split(r"<li\b|</li>|<ul\b", item)[0]
+            link = re.search(r'href="([^"?#]+)', item)
+            if link and link.group(1) in fictional:
+                marked += 1
+                if 'class="badge fiction"' not in item:
+                    unmarked.append((path, link.group(1)))
+    assert marked and not unmarked, unmarked
