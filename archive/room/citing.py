@@ -2,7 +2,7 @@
 
 A record page is cited as a page of the archive, at the version read (its
 permanent link, `?version=`), with the date it was read. A source page cites
-the source itself, as its bibliographic fields give it (the API's CSL-JSON),
+the source itself, by its own bibliographic fields (those the API gives as CSL-JSON),
 with the edition's address. Zotero and other reference managers read the
 `citation_*` (Highwire) and Dublin Core tags and the JSON-LD of the page's
 head, which `head_tags` and `json_ld` give.
@@ -21,7 +21,6 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from archive.api import formats
 from archive.models import Event, Location, Person, Source, Unit
 
 # What a record is in schema.org, as the API's JSON-LD says it (`archive.api.linked_data`).
@@ -112,18 +111,15 @@ def of_record(request: HttpRequest, model: type, *, slug: str, name: str, versio
 
 
 def of_source(request: HttpRequest, source: Source) -> Reference:
-    """A source, by its own bibliographic data (the API's CSL-JSON), read in the room's edition."""
-    item = formats.csl_item(source, request)
-    authors = [name.get("literal") or ", ".join(filter(None, (name.get("family"), name.get("given"))))
-               for name in item.get("author", [])]
-    parts = (item.get("issued") or {}).get("date-parts") or [[]]
-    year = str(parts[0][0]) if parts and parts[0] else ""
+    """A source, by its own bibliographic fields (those the API's CSL-JSON gives), read in the room's edition."""
+    authors = [name for name in re.split(r"\s*[;；、]\s*", source.author.strip()) if name]
+    year = match.group(0) if (match := re.match(r"\d{4}", source.date or "")) else ""
     edition = _absolute(request, reverse("room:source", kwargs={"slug": source.slug}))
     return Reference(
         key=source.slug, title=source.title, url=edition, read=timezone.localdate(), authors=authors,
-        year=year, container=str(item.get("container-title", "")), publisher=str(item.get("publisher", "")),
-        place=str(item.get("publisher-place", "")), language=source.language, description=source.description,
-        csl_type=str(item.get("type", "book")), links=_links(request, Source, source.slug, None),
+        year=year, container=source.container_title, publisher=source.publisher, place=source.publisher_place,
+        language=source.language, description=source.description,
+        csl_type="chapter" if source.container_title else "book", links=_links(request, Source, source.slug, None),
         schema_type="CreativeWork",
     )
 
