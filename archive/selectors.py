@@ -140,6 +140,7 @@ def _nested_citations() -> QuerySet[Citation]:
         .only(
             "id", "quote", "claim", "rank", "passage__id", "passage__seq",
             "passage__source__id", "passage__source__slug", "passage__source__title",
+            "passage__source__is_fiction",
             *(f"{target}_id" for target in TARGET_FIELDS),
         )
         .order_by("passage__source__slug", "passage__seq", "start", "id")

@@ -24,6 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
 from archive import dating
@@ -43,7 +44,7 @@ class StatementField(models.TextChoices):
     DATE = "date", _("date")
     LOCATION = "location", _("place")
     ROLE = "role", _("role")
-    TITLE = "title", _("title")
+    TITLE = "title", pgettext_lazy("a post held", "title")
     DATE_FROM = "date_from", _("from")
     DATE_TO = "date_to", _("to")
     BIRTH = "birth", _("birth")

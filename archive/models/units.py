@@ -7,6 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
 from .curation import Cited, Side
@@ -89,7 +90,11 @@ class Post(Cited):
     slug = models.SlugField(_("slug"), max_length=150, unique=True)
     person = models.ForeignKey(Person, verbose_name=_("person"), on_delete=models.PROTECT, related_name="posts")
     unit = models.ForeignKey(Unit, verbose_name=_("unit"), on_delete=models.PROTECT, related_name="posts")
-    title = models.CharField(_("title"), max_length=100, help_text=_("As the source writes it: 军长, 师长, 参谋长 …"))
+    title = models.CharField(
+        pgettext_lazy("a post held", "title"),
+        max_length=100,
+        help_text=_("As the source writes it: 军长, 师长, 参谋长 …"),
+    )
     date_from = models.CharField(_("from (EDTF)"), max_length=64, blank=True, validators=[validate_edtf])
     date_to = models.CharField(_("to (EDTF)"), max_length=64, blank=True, validators=[validate_edtf])
     acting = models.BooleanField(_("acting"), default=False)

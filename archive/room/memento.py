@@ -17,9 +17,9 @@ from django.utils.http import http_date
 from django.utils.translation import gettext as _
 
 from archive import mementos
-from archive.models import Curated, Passage
+from archive.models import Curated, NameKind, Passage
 from archive.models.registry import FictionMode
-from archive.room import reading
+from archive.room import citing, reading
 from archive.room.links import page_url, passage_url
 
 # Fields a reader does not read as the record's content: bookkeeping, or shown elsewhere on the page.
@@ -40,8 +40,17 @@ def _facts(model: type[Curated], document: dict[str, Any]) -> list[tuple[str, An
             continue
         if field.choices:
             value = dict(field.flatchoices).get(value, value)
+        elif isinstance(value, bool):
+            value = _("yes") if value else _("no")
         facts.append((str(field.verbose_name), value))
     return facts
+
+
+def _names(document: dict[str, Any]) -> list[dict[str, str]]:
+    """The names then, each kind by its label in the reader's language."""
+    kinds = dict(NameKind.choices)
+    return [{"name": str(name.get("name", "")), "kind": str(kinds.get(name.get("kind", ""), name.get("kind", "")))}
+            for name in document.get("names") or document.get("aliases") or []]
 
 
 def _citations(document: dict[str, Any], mode: FictionMode) -> list[dict[str, Any]]:
@@ -73,13 +82,14 @@ def page(request: HttpRequest, mode: FictionMode, model: type[Curated], slug: st
     document = mementos.document(model, state, found.read_at)
     current = page_url(route, state.slug, mode)
     permanent = reverse(route, kwargs={"slug": state.slug}) + f"?version={state.version}"
+    context_heading = document.get("name") or document.get("title") or state.slug
     context = {
         "state": state,
         "fictional": fictional,
         "heading": document.get("name") or document.get("title") or state.slug,
         "document": document,
         "facts": _facts(model, document),
-        "names": document.get("names") or document.get("aliases") or [],
+        "names": _names(document),
         "citations": _citations(document, mode),
         "current_url": current,
         "permanent_url": permanent,
@@ -88,6 +98,9 @@ def page(request: HttpRequest, mode: FictionMode, model: type[Curated], slug: st
         "mode": mode,
         "fiction_on": mode is not FictionMode.EXCLUDE,
         "keep": reading.query_suffix(mode),
+        "reference": citing.for_page(citing.of_record(
+            request, model, slug=state.slug, name=str(context_heading), version=state.version,
+            published=state.history_date, description=document.get("description") or "", past=True)),
     }
     response = render(request, "room/memento.html", context)
     published = http_date(state.history_date.timestamp())

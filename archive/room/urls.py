@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from archive.room import views
+from archive.room import site_files, views
 from archive.throttle import ROOM, throttled
 
 app_name = "room"
@@ -22,6 +22,10 @@ urlpatterns = [
     path("units/<str:slug>/", counted(views.unit), name="unit"),
     path("places/<str:slug>/", counted(views.place), name="place"),
     path("events/<str:slug>/", counted(views.event), name="event"),
+    path("favicon.ico", site_files.favicon, name="favicon"),
+    path("robots.txt", site_files.robots, name="robots"),
+    path("cite/<str:kind>/<str:slug>/", counted(views.cite), name="cite"),
+    path("search/", counted(views.search_page), name="search"),
     path("releases/", counted(views.releases), name="releases"),
     path("sources/<str:slug>/", counted(views.source), name="source"),
 ]

@@ -20,13 +20,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from archive import mementos, roles, selectors
+from archive import mementos, roles, search, selectors
 from archive.models import Basis, Curated, Event, Location, Person, Release, Source, Unit
 from archive.models.registry import FictionMode
-from archive.room import battle, edition, memento, night, places, reading
+from archive.room import battle, citing, edition, finding, memento, night, places, reading, values
 from archive.room import timeline as timelines
 from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
 from archive.room.stated import stated_fields
+from archive.services.mentions import MENTION_CLAIM
 
 View = Callable[..., HttpResponse]
 LIST_PAGE = 100
@@ -100,6 +101,38 @@ def _citations(records: list[Any], mode: FictionMode) -> list[dict[str, Any]]:
     return [{"citation": c, "url": citation_url(c, mode)} for c in records]
 
 
+def _evidence(cited: list[Any], stated: list[dict[str, Any]], mode: FictionMode) -> dict[str, Any]:
+    """The citations not already printed under a stated value: what the sources say, then where they only name it.
+
+    Each quotation is printed once on a page; a mention ("named here") says
+    only that a passage names the record, so mentions are counted and folded
+    after the statements.
+    """
+    printed = {item["citation"].pk for field in stated for entry in field["accounts"] for item in entry["citations"]}
+    rest = [citation for citation in cited if citation.pk not in printed]
+    return {
+        "citations": _citations([c for c in rest if c.claim != MENTION_CLAIM], mode),
+        "mentions": _citations([c for c in rest if c.claim == MENTION_CLAIM], mode),
+    }
+
+
+def _item(record: Any, mode: FictionMode, **extra: Any) -> dict[str, Any]:
+    """A post or a participation with its stated fields and the citations not printed under them."""
+    stated = _accounts(record, mode)
+    return {"stated": stated, **_evidence(record.visible_citations, stated, mode), **extra}
+
+
+def _record_page(request: HttpRequest, template: str, context: dict[str, Any], mode: FictionMode) -> HttpResponse:
+    """A record's page: its values put into words, its own evidence after what its fields already cite."""
+    record = context["record"]
+    context.update(_evidence(record.visible_citations, context.get("stated", []), mode))
+    context["reference"] = citing.for_page(citing.of_record(
+        request, type(record), slug=record.slug, name=str(record), version=record.version,
+        published=record.reviewed_at or record.updated_at, description=record.description))
+    values.label_values(context, mode)
+    return _page(request, template, context, mode)
+
+
 def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
     """Each stated field with its chosen value and every account, each account's citations linked."""
     return [
@@ -119,14 +152,15 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
 @reads_mode
 def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     def listed(model: type[Curated], order: str) -> Any:
-        return selectors.filter_fiction(model.objects.approved(), mode).only("slug", order).order_by(order, "slug")
+        visible = selectors.filter_fiction(model.objects.approved(), mode)
+        return visible.only("slug", order, "fictional").order_by(order, "slug")
 
     lists = [
         (_("People"), "room:person", listed(Person, "name")[:LIST_PAGE]),
         (_("Units"), "room:unit", listed(Unit, "name")[:LIST_PAGE]),
         (_("Places"), "room:place", listed(Location, "name")[:LIST_PAGE]),
         (_("Events"), "room:event", selectors.filter_fiction(Event.objects.approved(), mode)
-         .only("slug", "title", "earliest", "latest")[:LIST_PAGE]),
+         .only("slug", "title", "earliest", "latest", "fictional")[:LIST_PAGE]),
     ]
     sources = selectors.filter_fiction(selectors.sources(), mode, "is_fiction")
     return _page(request, "home.html", {"lists": lists, "sources": sources}, mode)
@@ -140,16 +174,11 @@ def person(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "record": record,
         "revision": _revision(record),
         "stated": _accounts(record, mode),
-        "citations": _citations(record.visible_citations, mode),
-        "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode)}
-                  for post in record.visible_posts],
-        "participations": [
-            {"participation": p, "stated": _accounts(p, mode), "citations": _citations(p.visible_citations, mode),
-             "event_url": record_url(p.event, mode)}
-            for p in record.visible_participations
-        ],
+        "posts": [_item(post, mode, post=post) for post in record.visible_posts],
+        "participations": [_item(p, mode, participation=p, event_url=record_url(p.event, mode))
+                           for p in record.visible_participations],
     }
-    return _page(request, "person.html", context, mode)
+    return _record_page(request, "person.html", context, mode)
 
 
 @reads_mode
@@ -161,11 +190,10 @@ def unit(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "children": [(child, record_url(child, mode)) for child in record.visible_children],
-        "posts": [{"post": post, "stated": _accounts(post, mode), "citations": _citations(post.visible_citations, mode),
-                   "person_url": record_url(post.person, mode)} for post in record.visible_posts],
-        "citations": _citations(record.visible_citations, mode),
+        "posts": [_item(post, mode, post=post, person_url=record_url(post.person, mode))
+                  for post in record.visible_posts],
     }
-    return _page(request, "unit.html", context, mode)
+    return _record_page(request, "unit.html", context, mode)
 
 
 @reads_mode
@@ -177,10 +205,9 @@ def place(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "revision": _revision(record),
         "parent_url": record_url(record.parent, mode) if record.parent else None,
         "stated": _accounts(record, mode),
-        "citations": _citations(record.visible_citations, mode),
         "timeline_query": f"place={record.slug}",
     }
-    return _page(request, "place.html", context, mode)
+    return _record_page(request, "place.html", context, mode)
 
 
 @reads_mode
@@ -194,14 +221,10 @@ def event(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "children": [(child, record_url(child, mode)) for child in record.visible_children],
         "places": [(p, record_url(p, mode)) for p in record.locations.all()],
         "stated": _accounts(record, mode),
-        "citations": _citations(record.visible_citations, mode),
-        "participations": [
-            {"participation": p, "stated": _accounts(p, mode), "citations": _citations(p.visible_citations, mode),
-             "who_url": record_url(p.person or p.unit, mode)}
-            for p in record.visible_participations
-        ],
+        "participations": [_item(p, mode, participation=p, who_url=record_url(p.person or p.unit, mode))
+                           for p in record.visible_participations],
     }
-    return _page(request, "event.html", context, mode)
+    return _record_page(request, "event.html", context, mode)
 
 
 def _shown_target(citation: Any, mode: FictionMode) -> bool:
@@ -247,6 +270,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "passages": shown,
         "page": page,
         "pages": range(1, pages + 1) if pages > 1 else range(0),
+        "reference": citing.for_page(citing.of_source(request, record)),
     }
     return _page(request, "source.html", context, mode)
 
@@ -359,6 +383,66 @@ def night_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 @reads_mode
 def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode))}, mode)
+
+
+@reads_mode
+def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    """Records and passages matching the reader's words, folded as the archive folds them, a page at a time."""
+    raw = request.GET.get("q", "")
+    context: dict[str, Any] = {"query": raw, "groups": [], "page_obj": None, "refused": ""}
+    try:
+        query = finding.cleaned(raw)
+    except finding.Unsearchable as refused:
+        context["refused"] = str(refused)
+        response = _page(request, "search.html", context, mode)
+        response.status_code = 400
+        return response
+    if query:
+        try:
+            page, groups = finding.results(query, mode, request.GET.get("page", "1"))
+        except search.SearchBackendError:
+            context["refused"] = _("The search is unavailable for a moment; try again.")
+            response = _page(request, "search.html", context, mode)
+            response.status_code = 503
+            return response
+        context.update(
+            groups=groups, page_obj=page,
+            previous_url=finding.page_link(query, mode, page.previous_page_number()) if page.has_previous() else "",
+            next_url=finding.page_link(query, mode, page.next_page_number()) if page.has_next() else "",
+        )
+    return _page(request, "search.html", context, mode)
+
+
+@reads_mode
+def cite(request: HttpRequest, mode: FictionMode, kind: str, slug: str) -> HttpResponse:
+    """A page's reference as a file: `?format=csl|bibtex|ris`, of the version asked (`?version=`, `?as_of=` …)."""
+    model: Any = citing.KINDS.get(kind)
+    if model is None:
+        raise Http404(_("No record has this name."))
+    fmt = request.GET.get("format", "")
+    if fmt not in citing.FORMATS:
+        raise reading.BadParameter("format", _("“%(value)s” is not one of %(choices)s.") % {
+            "value": fmt, "choices": ", ".join(citing.FORMATS)})
+    if model is Source:
+        ref = citing.of_source(request, _visible(selectors.sources(), mode, slug, "is_fiction"))
+    elif mementos.asked(request.GET):
+        try:
+            found = mementos.published(model, slug, request.GET)
+        except mementos.BadValue as bad:
+            raise reading.BadParameter(bad.name, bad.message) from bad
+        _visible(model.objects.approved().only("slug", "fictional"), mode, slug)
+        state = found.state
+        name = str(getattr(state, "name", None) or getattr(state, "title", ""))
+        ref = citing.of_record(request, model, slug=state.slug, name=name, version=state.version,
+                               published=state.history_date, past=True)
+    else:
+        record = _visible(model.objects.approved(), mode, slug)
+        ref = citing.of_record(request, model, slug=record.slug, name=str(record), version=record.version,
+                               published=record.reviewed_at or record.updated_at)
+    media_type, extension = citing.FORMATS[fmt]
+    response = HttpResponse(citing.render(ref, fmt), content_type=f"{media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{ref.key}.{extension}"'
+    return response
 
 
 @reads_mode

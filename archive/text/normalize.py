@@ -58,6 +58,24 @@ def _converter() -> opencc.OpenCC:
     raise RuntimeError("OpenCC has no usable 't2s' configuration") from last_error
 
 
+@functools.cache
+def _to_traditional() -> opencc.OpenCC:
+    last_error: Exception | None = None
+    for config in ("s2t.json", "s2t"):
+        try:
+            return opencc.OpenCC(config)
+        except Exception as error:  # opencc raises bare RuntimeError/Exception
+            last_error = error
+    raise RuntimeError("OpenCC has no usable 's2t' configuration") from last_error
+
+
+def to_traditional(text: str) -> str:
+    """Simplified -> Traditional Chinese with OpenCC 's2t', for display only: stored text stays as written."""
+    if not text:
+        return text
+    return _to_traditional().convert(text)
+
+
 def to_simplified(text: str) -> str:
     """Traditional -> Simplified Chinese with OpenCC 't2s' (phrase-aware)."""
     if not text:

@@ -156,3 +156,18 @@ def test_the_version_line_names_the_revision_and_links_the_permanent_version(his
     unit = Client().get("/units/hq/").content.decode()
     hq = Unit.objects.get(slug="hq")
     assert "changed by revision" not in unit and f"Version {hq.version}, published" in unit
+
+
+def test_a_page_read_as_of_a_moment_cites_that_version(history: dict) -> None:
+    client = Client()
+    first = history["first_version"]
+    page = client.get(f"{PAGE}?as_of={_z(history['published'])}").content.decode()
+    permanent = f"http://testserver{PAGE}?version={first}"
+    cite_block = page[page.index('class="cite"'):]
+    assert f"{permanent}." in cite_block
+    assert f'<meta name="citation_public_url" content="{permanent}">' in page
+    download = client.get(f"/cite/people/tang/?format=ris&as_of={_z(history['published'])}").content.decode()
+    assert f"UR  - {permanent}" in download and f"ET  - {first}" in download
+    current = Person.objects.get(slug="tang").version
+    assert current != first
+    assert f"http://testserver{PAGE}?version={current}" in client.get(PAGE).content.decode()

@@ -53,6 +53,10 @@ HOSTILE: list[tuple[str, str]] = [
     ("page-surrogate", f"page={SURROGATE}"),
     ("nul-parameter-name", "ju%00nk=1"),
     ("surrogate-parameter-name", f"{SURROGATE}=1"),
+    ("query-long", f"q={LONG}"),
+    ("query-surrogate", f"q={SURROGATE}"),
+    ("query-control", "q=%01%1F%7F"),
+    ("format-nul", "format=ris%00"),
     ("many-parameters", "&".join(f"p{n}=1" for n in range(1000))),
 ]
 
@@ -65,6 +69,8 @@ def _paths() -> list[str]:
         record = model.objects.filter(status=Status.APPROVED, **{field: False}).order_by("slug").first()
         assert record is not None, model
         paths.append(f"/{route}/{record.slug}/")
+    # The search page (its own query parameter too) and a page's reference file.
+    paths += ["/search/", "/cite/people/tang-shengzhi/"]
     return paths
 
 
