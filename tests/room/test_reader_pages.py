@@ -106,7 +106,7 @@ def _pages(language: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def codes(collection: None, django_db_blocker: Any) -> dict[str, Any]:
+def codes(shipped_collection: None, django_db_blocker: Any) -> dict[str, Any]:
     with django_db_blocker.unblock():
         slugs = {slug for model in ROUTES for slug in model.objects.values_list("slug", flat=True)  # type: ignore[attr-defined]
                  if "-" in slug}

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import transaction
 from django.test import Client
 
 from archive import search
@@ -18,12 +19,13 @@ pytestmark = pytest.mark.usefixtures("shipped")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _indexed(collection: None, django_db_blocker: Any) -> Iterator[None]:
-    """The passages indexed as the importer indexes them, inside the module's rolled-back collection."""
-    with django_db_blocker.unblock():
+def _indexed(shipped_collection: None, django_db_blocker: Any) -> Iterator[None]:
+    """The passages indexed as the importer indexes them, for this module only (rolled back after it)."""
+    with django_db_blocker.unblock(), transaction.atomic():
         search.reindex(Source.objects.all())
-    snapshot.clear()
-    yield
+        snapshot.clear()
+        yield
+        transaction.set_rollback(True)
     snapshot.clear()
 
 
