@@ -11,10 +11,12 @@ import threading
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group, Permission
 from django.db import connection, connections
 
 from archive.api import stored
 from archive.models import Person, StoredDocument
+from archive.roles import ensure_groups
 from archive.selectors import FictionMode
 from tests.factories import approved
 
@@ -23,6 +25,7 @@ from tests.factories import approved
 @pytest.mark.django_db(transaction=True)
 def test_workers_that_miss_the_same_document_at_once_build_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
     kind = stored.KINDS["person"]
+    ensure_groups(Group, Permission)  # a transactional test starts without the groups the migration made
     approved(Person(slug="tang-shengzhi", name="唐生智", side="chinese"))
     approved(Person(slug="matsui-iwane", name="松井石根", side="japanese"))
     builds: list[list[Any]] = []

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import Client
 
 from archive import search
@@ -70,12 +70,15 @@ def test_fiction_follows_the_reader() -> None:
 
 
 def test_results_are_paged_with_a_bounded_number_of_queries(django_assert_max_num_queries: Any) -> None:
-    with django_assert_max_num_queries(20):
+    # On PostgreSQL the count and the page of passages are each planned for their term
+    # (`archive.search.index.planned_for_the_term`): a savepoint, the setting and its restoring, four each.
+    bound = 20 + (8 if connection.vendor == "postgresql" else 0)
+    with django_assert_max_num_queries(bound):
         first = _html("南")
     assert first.count('<li class="hit') == PER_PAGE
     next_url = re.search(r'href="([^"]+)" rel="next"', first)
     assert next_url is not None
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(bound):
         second = Client().get(next_url.group(1).replace("&amp;", "&"))
     assert second.status_code == 200
     assert 'rel="prev"' in second.content.decode()
