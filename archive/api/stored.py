@@ -149,12 +149,17 @@ def _build_once(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> d
         return build(kind, keys, mode)
     variant = kind.variant(mode)
     alias = router.db_for_write(StoredDocument)
-    with transaction.atomic(using=alias):
-        _wait_for_other_builders(alias, [f"{kind.tag(key)}|{variant}" for key in keys])
-        found = _read([kind.tag(key) for key in keys], variant)
-        rest = [key for key in keys if kind.tag(key) not in found]
-        if rest:
-            found.update(build(kind, rest, mode))
+    try:
+        with transaction.atomic(using=alias):
+            _wait_for_other_builders(alias, [f"{kind.tag(key)}|{variant}" for key in keys])
+            found = _read([kind.tag(key) for key in keys], variant)
+            rest = [key for key in keys if kind.tag(key) not in found]
+            if rest:
+                found.update(build(kind, rest, mode))
+    except DatabaseError:
+        # A busy database (SQLite's single writer past its timeout) costs a build, never this answer.
+        logger.warning("stored API documents were built without waiting for other builders", exc_info=True)
+        return build(kind, keys, mode)
     return found
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from django.test import Client
 
 from archive.api import stored
@@ -110,3 +110,13 @@ def test_a_write_that_touches_everything_empties_the_store_of_what_it_made_stale
     with django_capture_on_commit_callbacks(execute=True), bulk():  # as a load does: `*` bumped at its end
         approved(Person(slug="loaded", name="载入者"))
     assert not StoredDocument.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_reader_that_cannot_wait_for_other_builders_still_gets_its_answer(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    def busy(alias: str, names: list[str]) -> None:
+        raise DatabaseError("database is locked")
+
+    monkeypatch.setattr(stored, "_wait_for_other_builders", busy)
+    assert _description(TANG) == world.tang.description
