@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,66 +13,22 @@ CHROMIUM = Path("/usr/bin/chromium")
 TIMEOUT_MS = 15_000
 
 
-# The shipped collection (tests/shipped.py), loaded once: forty modules read it, and a load takes
-# seconds on each engine. Its readers run one after another, after the other tests of the database
-# and before the transactional ones (pytest-django then runs those, which empty the database when
-# they end): the transaction that holds the collection is open from the first reader to the last,
-# and each reader runs in a savepoint of its own, rolled back after it.
+# The shipped collection (tests/shipped.py), loaded once for each module that reads it and rolled
+# back at the module's end; each test of the module runs in a savepoint of its own.
 
 
-def _reads_collection(item: pytest.Item) -> bool:
-    return "shipped_collection" in getattr(item, "fixturenames", ())
-
-
-class _HeldCollection:
-    """The collection's transaction, entered by its first reader and left after its last."""
-
-    def __init__(self) -> None:
-        self.stack: contextlib.ExitStack | None = None
-
-    def open(self, django_db_blocker: Any) -> None:
-        if self.stack is None:
-            from tests.shipped import shared_collection
-
-            stack = contextlib.ExitStack()
-            stack.enter_context(shared_collection(django_db_blocker))
-            self.stack = stack
-
-    def close(self) -> None:
-        if self.stack is not None:
-            stack, self.stack = self.stack, None
-            stack.close()
-
-
-_held = _HeldCollection()
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def shipped_collection(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
-    _held.open(django_db_blocker)
-    yield
-    _held.close()
+    from tests.shipped import shared_collection
+
+    with shared_collection(django_db_blocker):
+        yield
 
 
 @pytest.fixture
 def collection(shipped_collection: None, db: Any) -> None:
     """The shipped collection, for one test."""
     return None
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Readers to the end; pytest-django's stable sort (database tests, then transactional, then
-    # the rest) then leaves them at the end of the database tests.
-    readers = [item for item in items if _reads_collection(item)]
-    items[:] = [item for item in items if not _reads_collection(item)] + readers
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    yield
-    if nextitem is None or not _reads_collection(nextitem):
-        _held.close()  # the last reader is done: the collection is rolled back before the next test
 
 
 @pytest.fixture(autouse=True)

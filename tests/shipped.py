@@ -1,4 +1,4 @@
-"""The shipped collection loaded once for the test run, inside a transaction rolled back at its end.
+"""The shipped collection loaded for a module of tests, inside a transaction rolled back at its end.
 
 `loaddata` of the fixture files, in order: the same records `load_collection` loads, without its
 bulk history rows (their COPY path is not what these tests are about), with the fiction flags
@@ -42,7 +42,7 @@ def collection_loaded() -> Iterator[None]:
 
 @contextlib.contextmanager
 def shared_collection(django_db_blocker: Any) -> Iterator[None]:
-    """The collection for every test that reads it (the session fixture `shipped_collection` of tests/conftest.py)."""
+    """The collection for the tests of a module (the fixture `shipped_collection` of tests/conftest.py)."""
     from archive.search import snapshot
 
     with django_db_blocker.unblock(), collection_loaded():
