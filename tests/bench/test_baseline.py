@@ -24,6 +24,7 @@ from archive import selectors
 from archive.models import Event, Location, Passage, Person, Source, Status, Unit
 from bench import baseline_app, synthetic
 from tests.json_difference import first_difference
+from tests.shipped import collection_loaded
 
 pytestmark = pytest.mark.django_db
 
@@ -200,10 +201,10 @@ def test_the_baseline_builds_every_kind_of_document_on_synthetic_data(baseline: 
     assert {account["fictional"] for account in accounts} == {True, False}
 
 
-def test_the_baseline_builds_every_kind_of_document_of_the_shipped_collection(
-        baseline: None, collection: None) -> None:
-    accounts = _every_document(per_kind=40)
-    assert accounts, "the shipped collection states facts"
+def test_the_baseline_builds_every_kind_of_document_of_the_shipped_collection(baseline: None) -> None:
+    with collection_loaded():
+        accounts = _every_document(per_kind=40)
+        assert accounts, "the shipped collection states facts"
 
 
 def test_the_baseline_answers_not_found_where_the_api_does(baseline: None) -> None:

@@ -18,6 +18,7 @@ from archive.models import Comment, CuratorNote, Event, Person, Revision, Revisi
 from archive.search import snapshot
 from archive.services import decisions, discussion, merges, records, review, revisions
 from tests.factories import user
+from tests.shipped import collection_loaded
 
 pytestmark = pytest.mark.django_db
 
@@ -108,9 +109,9 @@ def _empty_database() -> None:
     assert restore_module.present("default") == {}
 
 
-def test_a_restored_backup_exports_the_same_bytes_and_answers_the_same_documents(
-        tmp_path: Path, collection: None) -> None:
-    _round_trip(tmp_path)
+def test_a_restored_backup_exports_the_same_bytes_and_answers_the_same_documents(tmp_path: Path) -> None:
+    with collection_loaded():
+        _round_trip(tmp_path)
 
 
 def _round_trip(tmp_path: Path) -> None:
