@@ -190,15 +190,19 @@ def reject(record: Curated, *, by: Any, note: str, shown: str) -> Curated:
         )
     if not note.strip():
         raise ValidationError({"review_note": _("A rejection says why.")})
+    return _send_back(record, by=by, note=note, shown=shown, status=Status.REJECTED, reason="rejected")
+
+
+def _send_back(record: Curated, *, by: Any, note: str, shown: str, status: str, reason: str) -> Curated:
+    """Decide a record in review against its authors (rejected, or a draft again), pinned to what was read."""
     _check_reviewer(record, by)
     _pin(record, shown)
-    record.status = Status.REJECTED
+    record.status = status
     record.reviewed_by = by
     record.reviewed_at = timezone.now()
     record.review_note = note
-    _save(record, by=by, reason=f"rejected: {note}")
+    _save(record, by=by, reason=f"{reason}: {note}")
     return record
-
 
 
 @transaction.atomic
@@ -216,12 +220,6 @@ def request_changes(record: Curated, *, by: Any, note: str, shown: str) -> Curat
         )
     if not note.strip():
         raise ValidationError({"review_note": _("Say what should change.")})
-    _check_reviewer(record, by)
-    _pin(record, shown)
-    record.status = Status.DRAFT
-    record.reviewed_by = by
-    record.reviewed_at = timezone.now()
-    record.review_note = note
-    _save(record, by=by, reason=f"changes requested: {note}")
+    _send_back(record, by=by, note=note, shown=shown, status=Status.DRAFT, reason="changes requested")
     discussion.record_request(subject=record, by=by, text=note)
     return record

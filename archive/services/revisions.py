@@ -424,17 +424,23 @@ def publish_row(record: Curated, *, by: Any, note: str, reason: str) -> None:
         record._publishing = False
 
 
-@transaction.atomic
-def reject_revision(*, revision: Revision, by: Any, note: str, shown: str) -> Revision:
-    """Turn the change down; `shown` is the pin of what was read, as for `approve_revision`."""
-    if not note.strip():
-        raise ValidationError({"review_note": _("A rejection says why.")})
+def _locked_as_shown(revision: Revision, by: Any, shown: str) -> Revision:
+    """The revision locked with its record, `by` allowed to decide it, still as the reviewer was shown it."""
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
     record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
     if record is None:
         raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
     decisions.check_revision(revision, record, shown)
+    return revision
+
+
+@transaction.atomic
+def reject_revision(*, revision: Revision, by: Any, note: str, shown: str) -> Revision:
+    """Turn the change down; `shown` is the pin of what was read, as for `approve_revision`."""
+    if not note.strip():
+        raise ValidationError({"review_note": _("A rejection says why.")})
+    revision = _locked_as_shown(revision, by, shown)
     _close(revision, RevisionState.REJECTED, by=by, note=note)
     return revision
 
@@ -449,12 +455,7 @@ def request_revision_changes(*, revision: Revision, by: Any, note: str, shown: s
     """
     if not note.strip():
         raise ValidationError({"review_note": _("Say what should change.")})
-    revision = Revision.objects.select_for_update().get(pk=revision.pk)
-    _check_decider(revision, by)
-    record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
-    if record is None:
-        raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
-    decisions.check_revision(revision, record, shown)
+    revision = _locked_as_shown(revision, by, shown)
     _close(revision, RevisionState.RETURNED, by=by, note=note)
     discussion.record_request(subject=revision, by=by, text=note)
     return revision
