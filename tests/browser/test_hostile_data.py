@@ -15,13 +15,12 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, Permission, User
-from django.core.management import call_command
 
 from archive.models import Citation, Event, Location, Person, Source, Statement, Status, Unit
 from archive.roles import ensure_groups
 from tests.browser.accounts import PASSWORD, log_in
 from tests.factories import in_status
-from tests.shipped import fixture_files
+from tests.shipped import load_shipped_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -82,8 +81,7 @@ def _visit(page: Any, url: str, seen: list[str], ready: str = "main, #content, #
 def test_hostile_texts_stay_text_on_every_page(live_server: Any, new_page: Any) -> None:
     # A transactional test before this one may have flushed the groups the migrations made.
     ensure_groups(Group, Permission)
-    for path in fixture_files():
-        call_command("loaddata", str(path), verbosity=0)
+    load_shipped_collection()
     waiting = _poison()["waiting"]
     base = live_server.url
     seen: list[str] = []

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
-from tests.shipped import fixture_files
+from tests.shipped import load_shipped_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -45,8 +44,7 @@ def _no_horizontal_scroll(page: Any, width: int) -> None:
 
 
 def test_the_night_at_a_glance(live_server: Any, new_page: Any, screenshot_dir: Path) -> None:
-    for path in fixture_files():
-        call_command("loaddata", str(path), verbosity=0)
+    load_shipped_collection()
     base = live_server.url
     for width in WIDTHS:
         page = new_page()

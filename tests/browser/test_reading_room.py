@@ -12,9 +12,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from django.core.management import call_command
 
-from tests.shipped import fixture_files
+from tests.shipped import load_shipped_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,8 +24,7 @@ DAY_12 = "from=1937-12-12T00:00&to=1937-12-13T00:00"
 
 
 def _load_collection() -> None:
-    for path in fixture_files():
-        call_command("loaddata", str(path), verbosity=0)
+    load_shipped_collection()
 
 
 def _reader(new_page: Any, base: str, language: str, requests: list[str], *, width: int = 1400) -> Any:

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
-from tests.shipped import fixture_files
+from tests.shipped import load_shipped_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,8 +29,7 @@ def _load_collection() -> None:
     from archive.models import Source
     from archive.search import snapshot
 
-    for path in fixture_files():
-        call_command("loaddata", str(path), verbosity=0)
+    load_shipped_collection()
     search.reindex(Source.objects.all())
     snapshot.clear()
 
