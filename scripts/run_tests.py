@@ -22,6 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from scripts import pgcluster  # noqa: E402
 
+# The second engine leaves out the tests marked engine_independent (tests/conftest.py): they never
+# use the test database, and the SQLite run ran them.
+ONCE = {"TESTS_ENGINE_INDEPENDENT_RAN": "1"}
+
 
 def _command(args: list[str]) -> list[str]:
     return [sys.executable, "-m", "pytest", *args]
@@ -44,7 +48,7 @@ def side_by_side(sqlite_env: dict[str, str], postgres_url: str, args: list[str])
             postgres = subprocess.Popen(
                 _command(args),
                 cwd=ROOT,
-                env=_environment({"DATABASE_URL": postgres_url}),
+                env=_environment({"DATABASE_URL": postgres_url, **ONCE}),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
@@ -72,7 +76,7 @@ def main() -> int:
         with pgcluster.cluster() as url:
             if one_at_a_time:
                 results["SQLite"] = run_pytest("SQLite", sqlite_env, args)
-                results["PostgreSQL"] = run_pytest("PostgreSQL", {"DATABASE_URL": url}, args)
+                results["PostgreSQL"] = run_pytest("PostgreSQL", {"DATABASE_URL": url, **ONCE}, args)
             else:
                 results.update(side_by_side(sqlite_env, url, args))
     print("\n=== engines ===")

@@ -12,6 +12,19 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 TIMEOUT_MS = 15_000
 
+# Set by scripts/run_tests.py for the second engine of `make test`: tests marked engine_independent
+# never touch the test database, so their run on the first engine is their run.
+ENGINE_INDEPENDENT_RAN = "TESTS_ENGINE_INDEPENDENT_RAN"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(ENGINE_INDEPENDENT_RAN) != "1":
+        return
+    kept = [item for item in items if item.get_closest_marker("engine_independent") is None]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
+
 
 # The shipped collection (tests/shipped.py), loaded once for each module that reads it and rolled
 # back at the module's end; each test of the module runs in a savepoint of its own.

@@ -38,7 +38,17 @@ from archive import fiction
 from archive import search as search_index
 from archive.db.statistics import refresh_statistics
 from archive.freshness import signals as freshness_signals
-from archive.models import Curated, LocationAlias, Passage, PersonName, Revision, Source, Status, UnitAlias
+from archive.models import (
+    Curated,
+    LocationAlias,
+    Passage,
+    PersonName,
+    Revision,
+    Source,
+    Status,
+    UnitAlias,
+    natural_keys,
+)
 from archive.models.registry import CURATED_MODELS
 from archive.services import revisions
 from archive.text.segment import Segment, split_passages, verify_tiling
@@ -295,7 +305,8 @@ def load_collection(directory: str | Path, *, using: str = "default", by: Any = 
         return report
     report.release = _is_empty(using)
     prepare_collection(collection, using=using)
-    problems = check_collection(collection, using=using)
+    with natural_keys.remembered():  # the check's rows are rolled back: its keys are forgotten with them
+        problems = check_collection(collection, using=using)
     if problems:
         lines = "\n".join(f"  - {p}" for p in problems)
         raise CollectionError(
@@ -307,6 +318,7 @@ def load_collection(directory: str | Path, *, using: str = "default", by: Any = 
         transaction.atomic(using=using),
         fiction.deferred(using),
         freshness_signals.bulk(using),
+        natural_keys.remembered(),
     ):
         for path in collection.files:
             records = collection.records.get(path, [])

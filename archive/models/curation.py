@@ -20,6 +20,8 @@ from django.db import models, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from . import natural_keys
+
 
 class Status(models.TextChoices):
     DRAFT = "draft", _("draft")
@@ -44,7 +46,7 @@ class SlugManager(models.Manager.from_queryset(CuratedQuerySet)):  # type: ignor
     """Natural keys by slug, so that fixtures link records by key, not by id."""
 
     def get_by_natural_key(self, slug: str) -> Any:
-        return self.get(slug=slug)
+        return natural_keys.find(self, (slug,), lambda: self.get(slug=slug))
 
 
 class NaturalKeyBySlug:

@@ -18,6 +18,7 @@ from simple_history.models import HistoricalRecords
 from archive import dating
 from archive.text.segment import sha256_text
 
+from . import natural_keys
 from .curation import Curated
 
 
@@ -124,7 +125,7 @@ class PassageRole(models.TextChoices):
 
 class PassageManager(models.Manager["Passage"]):
     def get_by_natural_key(self, source_slug: str, seq: int) -> Passage:
-        return self.get(source__slug=source_slug, seq=seq)
+        return natural_keys.find(self, (source_slug, seq), lambda: self.get(source__slug=source_slug, seq=seq))
 
 
 class Passage(models.Model):

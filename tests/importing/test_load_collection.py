@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError
 from django.test import Client
 
 from archive.importing import collection as collection_module
-from archive.importing.fixture_check import check_collection, fixture_files
+from archive.importing.fixture_check import check_collection
 from archive.importing.fixture_prepare import prepare_collection, read_collection
 from archive.models import (
     Citation,
@@ -314,26 +312,6 @@ def test_a_source_without_text_is_allowed(coll: Path) -> None:
     run("load_collection", "--dir", str(coll))
     memoir = Source.objects.get(slug="memoir-guo-qi")
     assert memoir.text == "" and not memoir.passages.exists()
-
-
-SHIPPED = Path(settings.BASE_DIR) / "fixtures"
-
-
-@pytest.mark.skipif(not fixture_files(SHIPPED), reason="the shipped collection has no fixture files yet")
-def test_the_shipped_collection_loads_twice(tmp_path: Path) -> None:
-    # A copy, so that the collection cannot change between the two loads.
-    shipped = tmp_path / "shipped"
-    shipped.mkdir()
-    for path in fixture_files(SHIPPED):
-        shutil.copyfile(path, shipped / path.name)
-    shutil.copytree(SHIPPED / "sources", shipped / "sources")
-    run("load_collection", "--dir", str(shipped))
-    assert Source.objects.exists()
-    for source in Source.objects.exclude(text=""):
-        assert source.sha256 and (shipped / "sources" / source.file_name).read_bytes() == source.text.encode()
-    before = snapshot()
-    run("load_collection", "--dir", str(shipped))
-    assert snapshot() == before
 
 
 def test_the_text_of_a_published_source_is_not_replaced_in_place(coll: Path, tmp_path: Path) -> None:

@@ -21,7 +21,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(), reason="needs the .venv")
+pytestmark = [
+    pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(), reason="needs the .venv"),
+    pytest.mark.engine_independent,  # its own SQLite file, from the local environment file
+]
 
 
 def _readme_commands(section: str) -> list[list[str]]:

@@ -28,9 +28,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = ROOT / ".venv" / "bin" / "gunicorn"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("make") is None or not GUNICORN.exists(), reason="needs make and gunicorn in .venv"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        shutil.which("make") is None or not GUNICORN.exists(), reason="needs make and gunicorn in .venv"
+    ),
+    pytest.mark.engine_independent,  # its own SQLite file
+]
 
 
 def _free_port() -> int:

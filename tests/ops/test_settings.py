@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 _REPORT = """
@@ -49,6 +51,9 @@ print(json.dumps({
     "MIDDLEWARE": s.MIDDLEWARE,
 }))
 """
+
+# Each test reads settings in a subprocess of its own, or its own SQLite file.
+pytestmark = pytest.mark.engine_independent
 
 
 def _clean_env(**variables: str) -> dict[str, str]:
