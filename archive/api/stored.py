@@ -463,6 +463,8 @@ def _refresh_logged(tags: Iterable[str]) -> None:
         # What the write made stale and nobody rebuilt goes: its own tags' rows, or every stale row
         # after a write that touched `*` (a load) or more tags than one statement takes.
         prune(None if EVERYTHING in wanted or len(wanted) > REFRESH_SCAN_LIMIT else wanted)
+        # And the versions of tags nothing carries any more, so that the table of versions stays bounded.
+        DocumentVersion.objects.forget_unused()
     except DatabaseError:
         # The write is committed; a document left stale is built by its next reader.
         logger.warning("stored API documents were not refreshed after a write", exc_info=True)

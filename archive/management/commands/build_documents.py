@@ -14,6 +14,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from archive.api import stored
+from archive.models import DocumentVersion
 from archive.models.registry import FictionMode
 
 RECORDS = ["source", "person", "unit", "location", "event"]
@@ -38,5 +39,9 @@ class Command(BaseCommand):
             self.stdout.write(f"{what}: {count} documents")
 
         self.stdout.write(f"Removed {stored.prune()} documents that can no longer be read.")
+        forgotten = 0
+        while (batch := DocumentVersion.objects.forget_unused()) > 0:
+            forgotten += batch
+        self.stdout.write(f"Forgot the versions of {forgotten} tags that no document carries.")
         count = stored.build_every(options["kind"] or RECORDS, modes, batch=options["batch"], progress=report)
         self.stdout.write(f"Built {count} documents in {time.perf_counter() - started:.1f} s.")
