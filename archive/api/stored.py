@@ -41,13 +41,14 @@ from django.conf import settings
 from django.db import DatabaseError, connections, router, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
+from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.serializers import BaseSerializer
 
 from archive import selectors
 from archive.api import serializers
-from archive.models import DocumentVersion, StoredDocument
-from archive.models.document_versions import EVERYTHING
+from archive.models import DocumentVersion, StoredDocument, document_versions
+from archive.models.document_versions import EVERYTHING, UNUSED_ROWS_KEPT_FOR
 from archive.selectors import FictionMode
 from config import routers
 
@@ -329,6 +330,27 @@ def prune(tags: Sequence[str] | None = None) -> int:
         return int(cursor.rowcount)
 
 
+def forget_unused_versions(*, kept_for: dt.timedelta = UNUSED_ROWS_KEPT_FOR) -> int:
+    """Delete the version rows of tags that no stored document carries and nothing bumped for `kept_for`.
+
+    Such a tag reads as 0 again, as one never bumped: its next document is built and stored
+    under 0, its next write makes the row again. `*` is never forgotten. Answers how many went;
+    at most FORGOTTEN_PER_STATEMENT at a time, so that the clean-up after a write stays bounded.
+    """
+    alias = router.db_for_write(DocumentVersion)
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    table, documents = quote(DocumentVersion._meta.db_table), quote(StoredDocument._meta.db_table)
+    before = connection.ops.adapt_datetimefield_value(timezone.now() - kept_for)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {table} WHERE tag IN (SELECT v.tag FROM {table} v WHERE v.tag <> %s "
+            f"AND v.bumped_at < %s AND NOT EXISTS (SELECT 1 FROM {documents} d WHERE d.tag = v.tag) LIMIT %s)",
+            [EVERYTHING, before, document_versions.FORGOTTEN_PER_STATEMENT],
+        )
+        return int(cursor.rowcount)
+
+
 def _timestamp(moment: dt.datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp())
 
@@ -464,7 +486,7 @@ def _refresh_logged(tags: Iterable[str]) -> None:
         # after a write that touched `*` (a load) or more tags than one statement takes.
         prune(None if EVERYTHING in wanted or len(wanted) > REFRESH_SCAN_LIMIT else wanted)
         # And the versions of tags nothing carries any more, so that the table of versions stays bounded.
-        DocumentVersion.objects.forget_unused()
+        forget_unused_versions()
     except DatabaseError:
         # The write is committed; a document left stale is built by its next reader.
         logger.warning("stored API documents were not refreshed after a write", exc_info=True)

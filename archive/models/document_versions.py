@@ -19,10 +19,11 @@ from django.utils import timezone
 EVERYTHING = "*"
 MAX_TAG_LENGTH = 300
 
-# A tag's row may go once it has not moved for this long and no stored document carries it. Longer
-# than any build can take (a worker is killed after its timeout, build_documents builds in batches of
-# seconds), so that no builder can still hold a version read before the row went: a row made again
-# starts at 1, and a document stored under an older 1 would otherwise pass for current.
+# A tag's row may go once it has not moved for this long and no stored document carries it
+# (`archive.api.stored.forget_unused_versions`). Longer than any build can take (a worker is killed
+# after its timeout, build_documents builds in batches of seconds), so that no builder can still
+# hold a version read before the row went: a row made again starts at 1, and a document stored
+# under an older 1 would otherwise pass for current.
 UNUSED_ROWS_KEPT_FOR = dt.timedelta(hours=1)
 # Rows forgotten in one statement, so that the clean-up after a write stays a bounded piece of work.
 FORGOTTEN_PER_STATEMENT = 1000
@@ -54,28 +55,6 @@ class DocumentVersionManager(models.Manager["DocumentVersion"]):
         with connection.cursor() as cursor:
             cursor.execute(sql, [value for tag in wanted for value in (tag, now)])
 
-    def forget_unused(self, using: str | None = None, *, kept_for: dt.timedelta = UNUSED_ROWS_KEPT_FOR) -> int:
-        """Delete the rows of tags that no stored document carries and nothing bumped for `kept_for`.
-
-        Such a tag reads as 0 again, as one never bumped: its next document is built and stored
-        under 0, its next write makes the row again. `*` is never forgotten. Answers how many went;
-        at most FORGOTTEN_PER_STATEMENT at a time.
-        """
-        from archive.models.stored_documents import StoredDocument
-
-        alias = using or router.db_for_write(self.model)
-        connection = connections[alias]
-        quote = connection.ops.quote_name
-        table, stored = quote(self.model._meta.db_table), quote(StoredDocument._meta.db_table)
-        before = connection.ops.adapt_datetimefield_value(timezone.now() - kept_for)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"DELETE FROM {table} WHERE tag IN (SELECT v.tag FROM {table} v WHERE v.tag <> %s "
-                f"AND v.bumped_at < %s AND NOT EXISTS (SELECT 1 FROM {stored} d WHERE d.tag = v.tag) LIMIT %s)",
-                [EVERYTHING, before, FORGOTTEN_PER_STATEMENT],
-            )
-            return int(cursor.rowcount)
-
     def bump_everything(self, using: str | None = None) -> None:
         """For writes that bypass the model signals (COPY, bulk updates, merges): every document is stale."""
         self.bump([EVERYTHING], using=using)
@@ -84,7 +63,7 @@ class DocumentVersionManager(models.Manager["DocumentVersion"]):
 class DocumentVersion(models.Model):
     tag = models.CharField(max_length=MAX_TAG_LENGTH, primary_key=True)
     version = models.BigIntegerField(default=0)
-    # When the version last moved: rows of tags unused for long are deleted (`forget_unused`).
+    # When the version last moved: rows of tags unused for long are deleted.
     bumped_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     objects = DocumentVersionManager()

@@ -1,8 +1,8 @@
 """The table of document versions stays bounded: rows of tags nothing carries go once they are old.
 
-A row may go only when no stored document carries its tag and its version has not moved for
-longer than any build takes (`UNUSED_ROWS_KEPT_FOR`); a document built before the row went and
-stored after it is never taken for current.
+A row may go (`archive.api.stored.forget_unused_versions`) only when no stored document carries
+its tag and its version has not moved for longer than any build takes (`UNUSED_ROWS_KEPT_FOR`);
+a document built before the row went and stored after it is never taken for current.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from archive.api import stored
-from archive.models import DocumentVersion, StoredDocument
+from archive.models import DocumentVersion, StoredDocument, document_versions
 from archive.models.document_versions import EVERYTHING, UNUSED_ROWS_KEPT_FOR
 from archive.selectors import FictionMode
 from tests.api.world import World
@@ -43,7 +43,7 @@ def test_old_rows_that_no_document_carries_are_forgotten_and_the_rest_kept() -> 
                                   body="{}", fictional=False)
     _age("person:gone", "person:carried", EVERYTHING)
 
-    assert DocumentVersion.objects.forget_unused() == 1
+    assert stored.forget_unused_versions() == 1
     left = set(DocumentVersion.objects.values_list("tag", flat=True))
     assert left == {"person:recent", "person:carried", EVERYTHING}
     assert DocumentVersion.objects.versions(["person:gone"]) == {"person:gone": 0}  # as one never bumped
@@ -57,7 +57,7 @@ def test_a_document_built_before_its_row_was_forgotten_is_not_taken_for_current(
     assert read_before[tag] > 0
     StoredDocument.objects.filter(tag=tag).delete()
     _age(tag)
-    assert DocumentVersion.objects.forget_unused() >= 1
+    assert stored.forget_unused_versions() >= 1
 
     # A slow builder that read the versions before the row went stores its document now.
     stored._store([StoredDocument(tag=tag, variant=kind.variant(FictionMode.EXCLUDE), tag_version=read_before[tag],
@@ -78,9 +78,7 @@ def test_a_committed_write_forgets_the_old_unused_rows(
 
 
 def test_forgetting_is_bounded_per_statement(monkeypatch: pytest.MonkeyPatch) -> None:
-    from archive.models import document_versions
-
     monkeypatch.setattr(document_versions, "FORGOTTEN_PER_STATEMENT", 3)
     DocumentVersion.objects.bump([f"person:p{n}" for n in range(7)])
     _age(*[f"person:p{n}" for n in range(7)])
-    assert [DocumentVersion.objects.forget_unused() for _ in range(4)] == [3, 3, 1, 0]
+    assert [stored.forget_unused_versions() for _ in range(4)] == [3, 3, 1, 0]

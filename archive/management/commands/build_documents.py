@@ -14,7 +14,6 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from archive.api import stored
-from archive.models import DocumentVersion
 from archive.models.registry import FictionMode
 
 RECORDS = ["source", "person", "unit", "location", "event"]
@@ -40,7 +39,7 @@ class Command(BaseCommand):
 
         self.stdout.write(f"Removed {stored.prune()} documents that can no longer be read.")
         forgotten = 0
-        while (batch := DocumentVersion.objects.forget_unused()) > 0:
+        while (batch := stored.forget_unused_versions()) > 0:
             forgotten += batch
         self.stdout.write(f"Forgot the versions of {forgotten} tags that no document carries.")
         count = stored.build_every(options["kind"] or RECORDS, modes, batch=options["batch"], progress=report)
