@@ -10,9 +10,7 @@ scripts, which the reader does not read.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
@@ -123,20 +121,26 @@ def codes(shipped_collection: None, django_db_blocker: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def read_once(shipped_collection: None) -> Iterator[None]:
+def remembered(shipped_collection: None) -> dict[str, dict[tuple[Any, ...], Any]]:
+    """What the walk has read, kept from one language's walk to the next (the walk writes nothing)."""
+    return {"records": {}, "revisions": {}, "querysets": {}}
+
+
+@pytest.fixture
+def read_once(remembered: dict[str, dict[tuple[Any, ...], Any]], monkeypatch: pytest.MonkeyPatch) -> None:
     """A record page's reads, which no language changes, done once for the three languages of the walk.
 
     The record with its prefetched evidence and the revision that published
     it are the same whatever language the page is written in; all the rest of
     the view (its words, the values put into words, the template) runs for
-    each language. The collection is not written to during the walk.
+    each language. Only the walk reads through this: the tests after it
+    change the collection.
     """
     from archive import selectors
     from archive.room import views
 
     visible, revision = views._visible, views._revision
-    records: dict[tuple[Any, ...], Any] = {}
-    revisions: dict[tuple[Any, ...], Any] = {}
+    records, revisions, querysets = remembered["records"], remembered["revisions"], remembered["querysets"]
 
     class RecordReads:
         """`archive.selectors` as the record views call it: a record's queryset made once for each mode."""
@@ -145,7 +149,15 @@ def read_once(shipped_collection: None) -> Iterator[None]:
 
         def __getattr__(self, name: str) -> Any:
             found = getattr(selectors, name)
-            return functools.cache(found) if name in self.KINDS else found
+            if name not in self.KINDS:
+                return found
+
+            def made_once(mode: Any) -> Any:
+                if (name, mode) not in querysets:
+                    querysets[name, mode] = found(mode)
+                return querysets[name, mode]
+
+            return made_once
 
     def remembered_visible(queryset: Any, mode: Any, slug: str, field: str = "fictional") -> Any:
         key = (queryset.model, mode, slug, field)
@@ -159,14 +171,9 @@ def read_once(shipped_collection: None) -> Iterator[None]:
             revisions[key] = revision(record)
         return revisions[key]
 
-    reads = RecordReads()
-    for name in RecordReads.KINDS:
-        setattr(reads, name, getattr(reads, name))  # one cache per selector, kept on the instance
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(views, "selectors", reads)
-        patch.setattr(views, "_visible", remembered_visible)
-        patch.setattr(views, "_revision", remembered_revision)
-        yield
+    monkeypatch.setattr(views, "selectors", RecordReads())
+    monkeypatch.setattr(views, "_visible", remembered_visible)
+    monkeypatch.setattr(views, "_revision", remembered_revision)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -340,3 +347,27 @@ def test_with_fiction_on_every_listed_fictional_record_is_marked(django_assert_m
                 if 'class="badge fiction"' not in item:
                     unmarked.append((path, link.group(1)))
     assert marked and not unmarked, unmarked
+
+
+# --- the order of battle tied to time -----------------------------------------------------------------------------
+
+
+def test_the_order_of_battle_says_which_posts_are_undated_and_when_the_others_were_held() -> None:
+    from archive.models import Post
+    from archive.room.battle import held_words
+
+    posts = list(Post.objects.filter(status=Status.APPROVED, fictional=False).select_related("person"))
+    dated = [post for post in posts if post.date_from or post.date_to]
+    assert dated and len(dated) < len(posts)
+    for path in ("/order-of-battle/", "/night/?at=1937-12-12T21:00"):
+        html = Client().get(path).content.decode()
+        shown = re.findall(r'<span class="bounds( undated)?">([^<]*)</span>', html)
+        assert len(shown) == len(posts), path
+        assert sum(1 for undated, _words in shown if undated) == len(posts) - len(dated), path
+        with translation.override("en"):
+            for post in dated:
+                assert held_words(post.date_from, post.date_to) in {words for _u, words in shown}, (path, post.slug)
+    with translation.override("en"):
+        assert held_words("[..1937-12-12]", "[1937-12-12..]") == "held on 1937-12-12"
+        assert held_words("", "") == "undated"
+        assert held_words("1937-12-01", "[1937-12-12..]") == "1937-12-01 – on or after 1937-12-12"
