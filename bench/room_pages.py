@@ -8,8 +8,9 @@ vendored Leaflet included on the map), the p50 time of ROUNDS renderings
 after one to warm up, and the number of queries. Beside each page's time
 stands its baseline, timed the same way in the same run: the fastest honest
 read of the page's data. On PostgreSQL a record's page (and a source's, and
-the home page's lists) is set beside the same data read as one document by
-the hand-written SQL of `bench/baseline/` (the API's baseline); the search
+the first page of a source's edition) is set beside the same data read as
+documents by the hand-written SQL of `bench/baseline/` (the API's
+baseline); the home page's lists beside their rows read with `.values()`; the search
 page beside the archive's search alone; the pictures and the order of
 battle beside their rows read with plain `.values()` queries. The ratio is
 the page's p50 over the baseline's: what building and writing the page costs
@@ -93,13 +94,21 @@ def baselines() -> dict[str, tuple[str, Callable[[], Any]]]:
     from django.db import connection
 
     from archive import search
-    from archive.models import Event, Location, Post, Unit
+    from archive.models import Event, Location, Person, Post, Source, Unit
     from archive.models.curation import Status
+    from archive.room.links import EDITION_PAGE
+    from archive.room.views import LIST_PAGE
 
     approved = {"status": Status.APPROVED, "fictional": False}
     found: dict[str, tuple[str, Callable[[], Any]]] = {
         "/search/?q=唐司令": ("archive search alone", lambda: search.find("唐司令", fiction="exclude")),
         "/search/?q=南京": ("archive search alone", lambda: search.find("南京", fiction="exclude")),
+        # The home page lists names: the same rows, the first hundred of each kind.
+        "/": ("plain .values()", _plain_reads(*(
+            (lambda model=model, order=order: model.objects.filter(**approved).values("slug", order, "fictional")
+             .order_by(order, "slug")[:LIST_PAGE])
+            for model, order in ((Person, "name"), (Unit, "name"), (Location, "name"), (Event, "earliest"))),
+            lambda: Source.objects.filter(status=Status.APPROVED, is_fiction=False).values("slug", "title", "kind"))),
         "/order-of-battle/": ("plain .values()", _plain_reads(
             lambda: Unit.objects.filter(**approved).values("slug", "name", "echelon", "parent_id").order_by("name"),
             lambda: Post.objects.filter(**approved).values("unit_id", "person__slug", "person__name", "title",
@@ -114,18 +123,16 @@ def baselines() -> dict[str, tuple[str, Callable[[], Any]]]:
         return found  # the hand-written SQL of bench/baseline/ is PostgreSQL's
     from bench.baseline import records, texts
 
-    def page_of(kind: str) -> str:
-        return records.PAGES[kind] if kind in records.PAGES else texts.PAGES[kind]
-
-    home = [_sql(page_of(kind), limit=100, offset=0, base="", next="", previous="")
-            for kind in ("persons", "units", "locations", "events", "sources")]
-    found["/"] = ("SQL documents", lambda: [run() for run in home])
+    details = {**records.DETAILS, **texts.DETAILS}
     for path, kind, slug in (("/people/tang-shengzhi/", "persons", "tang-shengzhi"),
                              ("/events/meeting-1700-12-december/", "events", "meeting-1700-12-december"),
-                             ("/places/nanjing/", "locations", "nanjing"), ("/units/74th-army/", "units", "74th-army"),
-                             ("/sources/history-nanjing-retreat/", "sources", "history-nanjing-retreat")):
-        details = {**records.DETAILS, **texts.DETAILS}
+                             ("/places/nanjing/", "locations", "nanjing"), ("/units/74th-army/", "units", "74th-army")):
         found[path] = ("SQL document", _sql(details[kind], slug=slug, base=""))
+    # The edition's first page: the source and its first passages, each with the citations resting on it.
+    source, passages = (_sql(details["sources"], slug="history-nanjing-retreat", base=""),
+                        _sql(texts.PAGES["passages of a source"], slug="history-nanjing-retreat", limit=EDITION_PAGE,
+                             offset=0, base="", next="", previous=""))
+    found["/sources/history-nanjing-retreat/"] = ("SQL documents", lambda: (source(), passages()))
     return found
 
 
