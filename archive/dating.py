@@ -9,6 +9,7 @@ invented calendar of a novel) has no place on the real timeline: no bounds.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from zoneinfo import ZoneInfo
 
@@ -38,8 +39,30 @@ def _day(struct: time.struct_time) -> dt.date:
     return dt.date(struct.tm_year, struct.tm_mon, struct.tm_mday)
 
 
+# EDTF's sets with an open end: `[..1937-12-12]` is a day on or before 12 December, `[1937-12-12..]` one on or
+# after it. A source often says only that a post was held on a day: it began on or before it, ended on or after.
+_ON_OR_BEFORE = re.compile(r"\[\.\.([^\[\],.]+)\]")
+_ON_OR_AFTER = re.compile(r"\[([^\[\],.]+)\.\.\]")
+
+
+def open_end(value: str) -> tuple[str, str] | None:
+    """`("before", day)` or `("after", day)` for a set with an open end; None for any other value."""
+    for side, pattern in (("before", _ON_OR_BEFORE), ("after", _ON_OR_AFTER)):
+        found = pattern.fullmatch(value)
+        if found:
+            return side, found.group(1)
+    return None
+
+
 def bounds(value: str) -> tuple[dt.datetime | None, dt.datetime | None]:
-    """Earliest and latest instant an EDTF string allows, in Nanjing time."""
+    """Earliest and latest instant an EDTF string allows, in Nanjing time (None on the side a set leaves open)."""
+    opened = open_end(value)
+    if opened is not None:
+        side, day = opened
+        earliest, latest = bounds(day)
+        if earliest is None or latest is None:
+            raise BadDate(f"“{value}” has no bounds on the real timeline.")
+        return (None, latest) if side == "before" else (earliest, None)
     parsed = parse(value)
     if has_unspecified_year(value) or "/X" in value.upper():
         return None, None

@@ -5,11 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from archive import selectors
+from django.utils.translation import gettext as _
+
+from archive import dating, selectors
 from archive.models import Unit
 from archive.models.registry import FictionMode
 from archive.room.links import citation_url
 from archive.room.stated import stated_value
+
+
+def _end(value: str) -> str:
+    opened = dating.open_end(value)
+    if opened is None:
+        return value
+    side, day = opened
+    return _("on or before %(day)s") % {"day": day} if side == "before" else _("on or after %(day)s") % {"day": day}
+
+
+def held_words(date_from: str, date_to: str) -> str:
+    """When a post was held, as a reader reads it: `undated` where no source dates it, `held on …` where a
+    source says only that it was held on a day (it began on or before it and ended on or after it)."""
+    if not date_from and not date_to:
+        return _("undated")
+    before, after = dating.open_end(date_from), dating.open_end(date_to)
+    if before and after and before == ("before", after[1]) and after[0] == "after":
+        return _("held on %(day)s") % {"day": after[1]}
+    return f"{_end(date_from) or '?'} – {_end(date_to) or '?'}"
 
 
 @dataclass
@@ -19,6 +40,10 @@ class CommandPost:
     date_from: str
     date_to: str
     citations: list[dict[str, Any]]
+
+    @property
+    def when(self) -> str:
+        return held_words(self.date_from, self.date_to)
 
 
 @dataclass

@@ -218,7 +218,8 @@ def commands_at(mode: FictionMode, moment: dt.datetime) -> list[Command]:
                               for c in post.citations})
             posts.append({"post": post.post, "title": post.title, "sources": sources,
                           "start": start.isoformat() if start else "",
-                          "end": end.isoformat() if end else "", "dated": bool(start or end),
+                          "end": end.isoformat() if end else "", "dated": bool(post.date_from or post.date_to),
+                          "when": post.when,
                           "held": (start is None or start <= moment) and (end is None or moment <= end)})
         if posts:
             commands.append(Command(line, posts))

@@ -39,6 +39,34 @@ def _overlapping(boxes: list[list[float]]) -> list[tuple[int, int]]:
     return pairs
 
 
+def _inside(boxes: list[list[float]], frame: dict[str, float]) -> None:
+    right, bottom = frame["x"] + frame["width"], frame["y"] + frame["height"]
+    outside = [box for box in boxes if not (frame["x"] - 0.5 <= box[0] and box[2] <= right + 0.5
+                                            and frame["y"] - 0.5 <= box[1] and box[3] <= bottom + 0.5)]
+    assert not outside, (frame, outside)
+
+
+def _reached_by_keyboard(page: Any, holder: str, name: str, key: str) -> None:
+    """Tab from the page's start reaches a marker of the map, named; `key` opens what a click opens."""
+    page.locator("body").focus()
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    reached = None
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        reached = page.evaluate(f"""() => {{
+          const node = document.activeElement;
+          return node && node.closest("{holder}") && node.matches("path.leaflet-interactive")
+            ? node.getAttribute("aria-label") : null; }}""")
+        if reached and name in reached:
+            break
+    assert reached and name in reached, reached
+    assert page.locator(f"{holder} .leaflet-popup").count() == 0
+    page.keyboard.press(key)
+    popup = page.locator(f"{holder} .leaflet-popup")
+    popup.wait_for()
+    assert reached.split(":")[0].split(" · ")[0] in popup.inner_text()
+
+
 def _no_horizontal_scroll(page: Any, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
 
@@ -60,15 +88,20 @@ def test_the_night_at_a_glance(live_server: Any, new_page: Any, screenshot_dir: 
         crossing = page.locator('#positions-body tr[data-who="unit:74th-army"]')
         assert crossing.count() > 0
         assert "第74军小火轮" in crossing.first.inner_text()
+        # Every shown place keeps its label, on a phone's map too: moved, led back by a line or shortened.
         labels = page.eval_on_selector_all("#night-map .place-label", BOXES)
-        assert labels and not _overlapping(labels)
-        if width >= 1000:
-            # On a desktop's map the pier is labelled; on a phone's the busier places may take the room.
-            named = page.eval_on_selector_all("#night-map .place-label:not(.label-hidden)",
-                                              "nodes => nodes.map(n => n.textContent)")
-            assert any("煤炭港" in text for text in named), named
+        markers = page.locator("#night-map path.leaflet-interactive").count()
+        controls = page.eval_on_selector_all("#night-map .leaflet-control", BOXES)
+        assert labels and len(labels) == markers and not _overlapping(labels + controls)
+        assert page.locator("#night-map .place-label.label-hidden").count() == 0
+        _inside(labels, page.locator("#night-map").bounding_box())
+        named = page.eval_on_selector_all("#night-map .place-label", "nodes => nodes.map(n => n.textContent)")
+        assert any("煤炭港" in text for text in named), named
         _no_horizontal_scroll(page, width)
         page.screenshot(path=str(screenshot_dir / f"room-night-{width}.png"), full_page=False)
+        page.locator("#night-map").screenshot(path=str(screenshot_dir / f"room-night-map-{width}.png"))
+        if width < 1000:
+            _reached_by_keyboard(page, "#night-map", "煤炭港", "Enter")
 
         # The slider answers the keyboard: a quarter of an hour later, the page's address follows.
         page.locator("#moment-slider").focus()
@@ -90,7 +123,8 @@ def test_the_night_at_a_glance(live_server: Any, new_page: Any, screenshot_dir: 
         page.goto(f"{base}/map/")
         page.wait_for_selector("#map .place-label")
         shown = page.eval_on_selector_all("#map .place-label", BOXES)
-        assert shown and not _overlapping(shown)
-        frame = page.locator("#map").bounding_box()
-        assert all(frame["x"] <= box[0] and box[2] <= frame["x"] + frame["width"] for box in shown)
+        assert shown and not _overlapping(shown + page.eval_on_selector_all("#map .leaflet-control", BOXES))
+        _inside(shown, page.locator("#map").bounding_box())
+        if width < 1000:
+            _reached_by_keyboard(page, "#map", "", " ")
         _no_horizontal_scroll(page, width)

@@ -48,3 +48,14 @@ def test_invented_calendar_has_no_bounds_and_bad_dates_are_refused() -> None:
     assert dating.bounds("XXXX-01-22") == (None, None)
     with pytest.raises(dating.BadDate):
         dating.bounds("12日傍晚5点")
+
+
+def test_a_set_with_an_open_end_is_bounded_on_its_closed_side_only() -> None:
+    day_start, day_end = dating.bounds("1937-12-12")
+    assert dating.bounds("[..1937-12-12]") == (None, day_end)
+    assert dating.bounds("[1937-12-12..]") == (day_start, None)
+    assert dating.open_end("[..1937-12-12]") == ("before", "1937-12-12")
+    assert dating.open_end("1937-12-12") is None
+    for bad in ("[..XXXX-01-22]", "[..]", "[..1937-13-40]"):
+        with pytest.raises(dating.BadDate):
+            dating.bounds(bad)

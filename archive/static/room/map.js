@@ -58,6 +58,7 @@
     const label = document.createElement("span");
     label.appendChild(text(place.name));
     dot.bindTooltip(label, { permanent: busy, direction: "right", offset: [8, 0], className: "place-label" });
+    if (window.RoomLabels) window.RoomLabels.reachable(dot, place.name);
     if (busy) {
       tooltips.push(dot.getTooltip());
       points.push([place.lat, place.lon]);

@@ -134,8 +134,10 @@
       const label = document.createElement("span");
       label.textContent = `${group.place.name} · ${group.who.length} [${sourceKey.get(group.sources.join("; "))}]`;
       label.setAttribute("lang", "zh");
+      label.dataset.short = group.place.name;
       dot.bindTooltip(label, { permanent: true, direction: "right", offset: [8, 0], className: "place-label" });
       tooltips.push(dot.getTooltip());
+      RoomLabels.reachable(dot, `${label.textContent}: ${group.who.map((p) => p.who.name).join(", ")}`);
       points.push([group.place.lat, group.place.lon]);
     }
     // The view is fitted once to what the first moment shows, places outside the city included.
