@@ -47,8 +47,10 @@ from archive.models import (
     Location,
     Participation,
     Post,
+    Rank,
     Revision,
     Source,
+    SourceKind,
     Statement,
     Status,
     Unit,
@@ -94,6 +96,27 @@ class Evidence:
     citation: Citation
     html: SafeString
     url: str
+
+    # The labels of its choices, read from the enums: a model's get_FOO_display
+    # translates every label of the field to find one, for each row of the page.
+    @property
+    def source_kind(self) -> str:
+        return _label(SourceKind, self.citation.passage.source.kind)
+
+    @property
+    def status_label(self) -> str:
+        return _label(Status, self.citation.status)
+
+    @property
+    def rank_label(self) -> str:
+        return _label(Rank, self.citation.rank)
+
+
+def _label(choices: type[models.TextChoices], value: str) -> str:
+    try:
+        return str(choices(value).label)
+    except ValueError:
+        return value  # a value the choices no longer hold is shown as stored
 
 
 @dataclass
