@@ -30,7 +30,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import escape
@@ -700,9 +700,18 @@ def _back(request: HttpRequest) -> str:
     return url
 
 
+def _chunk_answer(request: HttpRequest) -> JsonResponse:
+    """What one chunk of a batch decision did, as its messages: the page's script shows them, nothing is kept."""
+    said = [{"level": message.level_tag, "text": str(message)} for message in messages.get_messages(request)]
+    return JsonResponse({"messages": said})
+
+
 def queue(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         _act(request)
+        # A batch is decided in chunks, each a short request of its own (archive/static/archive/chunked.js).
+        if request.POST.get("chunk") == "1":
+            return _chunk_answer(request)
         return redirect(_back(request))
     read = review_queue.read(request.user, request.GET)
     for error in read.filters.errors:
