@@ -168,7 +168,8 @@ _COLUMNS = ("q_model", "q_pk", "q_created", "q_modified", "q_author", "q_at", "q
 
 def _waiting(model: type[Curated]) -> QuerySet[Any]:
     """The index lines of `model`'s records in review, in the columns every model shares (`_COLUMNS`)."""
-    text, number = CharField(), IntegerField()
+    text: CharField[str, str] = CharField()
+    number: IntegerField[int, int] = IntegerField()
     if model is Citation:
         where: dict[str, Any] = {"q_slug": F("passage__source__slug"), "q_title": F("passage__source__title"),
                                  "q_seq": F("passage__seq"), "q_start": F("start")}

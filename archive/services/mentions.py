@@ -143,7 +143,7 @@ def cite_many(
             raise ValidationError(errors)
     now = timezone.now()
     made = Citation.objects.bulk_create(drafts)
-    Citation.history.bulk_history_create(  # type: ignore[attr-defined]  # simple-history adds it
+    Citation.history.bulk_history_create(
         made, default_user=by, default_change_reason=reason, default_date=now
     )
     # What the citation's post_save does for fiction: the records it stands for are looked at again.
