@@ -221,16 +221,19 @@ class Citation(Curated):
             self.slug = self.free_slug()
         super().save(*args, **kwargs)
 
-    def slug_candidates(self, attempts: int = 100) -> list[str]:
-        """The names `free_slug` tries, in order: `<source>-<seq>-<digest>`."""
+    SLUG_ATTEMPTS = 100
+
+    def slug_candidate(self, attempt: int) -> str:
+        """The name `free_slug` tries at `attempt` (from 0): `<source>-<seq>-<digest>`."""
         target = self.target_field
         base = f"{self.passage_id}:{self.start}:{self.end}:{target}:{getattr(self, f'{target}_id', None)}"
-        prefix = f"{self.passage.source.slug}-{self.passage.seq}"
-        return [f"{prefix}-{hashlib.sha256(f'{base}:{n}'.encode()).hexdigest()[:8]}" for n in range(attempts)]
+        digest = hashlib.sha256(f"{base}:{attempt}".encode()).hexdigest()[:8]
+        return f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
 
     def free_slug(self) -> str:
         """`<source>-<seq>-<digest>`, not yet taken; the same words may be evidence for several records."""
-        for slug in self.slug_candidates():
+        for attempt in range(self.SLUG_ATTEMPTS):
+            slug = self.slug_candidate(attempt)
             if not Citation.objects.filter(slug=slug).exists():
                 return slug
         raise ValidationError(_("Could not name the citation; try again."))

@@ -71,13 +71,12 @@ class Batch:
 
 def _slugs(drafts: list[Citation]) -> None:
     """Name every draft as `Citation.free_slug` would: its first candidate not taken, a query a round."""
-    candidates = {id(draft): draft.slug_candidates() for draft in drafts}
     taken: set[str] = set()
     left = list(drafts)
-    for attempt in range(len(next(iter(candidates.values()), []))):
+    for attempt in range(Citation.SLUG_ATTEMPTS):
         if not left:
             return
-        trying = [candidates[id(draft)][attempt] for draft in left]
+        trying = [draft.slug_candidate(attempt) for draft in left]
         for start in range(0, len(trying), 500):
             taken |= set(Citation.objects.filter(slug__in=trying[start : start + 500]).values_list("slug", flat=True))
         waiting = []

@@ -200,7 +200,7 @@ def test_a_batch_of_300_is_made_submitted_and_approved_in_bounded_statements(cur
         made = cite_all_mentions(source=source, by=curator, shown=shown)
     assert len(made.created) == 300
     # Each draft as the one-by-one path names and records it: its first free name, a history row of its own.
-    assert all(c.slug == c.slug_candidates()[0] and c.claim == MENTION_CLAIM for c in made.created)
+    assert all(c.slug == c.slug_candidate(0) and c.claim == MENTION_CLAIM for c in made.created)
     history = Citation.history.filter(history_type="+", history_change_reason=BATCH_REASON)
     assert sorted(history.values_list("id", flat=True)) == sorted(c.pk for c in made.created)
     assert set(history.values_list("history_user", flat=True)) == {curator.pk}
@@ -228,8 +228,8 @@ def test_a_bulk_draft_is_refused_where_one_by_one_would_be(curator: User) -> Non
     # The name the second draft would take first is taken by another citation: it takes the next one.
     second = Citation(passage=chosen[1][0], quote=chosen[1][1].quote, start=chosen[1][1].start,
                       end=chosen[1][1].end, location_id=chosen[1][1].record_id)
-    Citation.objects.filter(pk=meanwhile.pk).update(slug=second.slug_candidates()[0])
+    Citation.objects.filter(pk=meanwhile.pk).update(slug=second.slug_candidate(0))
     made = cite_many(chosen, by=curator)
     assert len(made) == 2 and meanwhile.pk not in {c.pk for c in made}
-    assert made[0].slug == second.slug_candidates()[1]
+    assert made[0].slug == second.slug_candidate(1)
     assert Citation.objects.filter(passage=passage, location_id=suggestion.record_id).count() == 1
