@@ -1,4 +1,4 @@
-"""Submitting, approving and rejecting 300 citations: one by one, and as one bulk call, on SQLite and PostgreSQL.
+"""Citing, submitting, approving and rejecting 300 citations: one by one, and in bulk, on SQLite and PostgreSQL.
 
 The one-record services (`archive.services.review`) are what the admin's
 actions and the review queue called for every selected record; the bulk
@@ -169,11 +169,60 @@ def worker(items: int) -> dict[str, Any]:
             shown={(Citation, pk): pin for pk, pin in pins_d.items()}, by=reviewer, note="not in the source"
         )
     )
+    figures.update(_mention_batches(items, curator))
     approved = Citation.objects.filter(pk__in=one_a + bulk_b, status=Status.APPROVED).count()
     rejected = Citation.objects.filter(pk__in=one_c + bulk_d, status=Status.REJECTED).count()
     history = Citation.history.filter(id__in=bulk_b, history_change_reason="approved").count()
     assert approved == 2 * items and rejected == 2 * items and history == items, (approved, rejected, history)
     return {"items": items, "figures": figures}
+
+
+def _mention_batches(items: int, curator: Any) -> dict[str, tuple[float, int]]:
+    """Citing every suggested mention of a source as drafts (`items` of them): one by one, and as one write."""
+    from django.db import transaction
+
+    from archive import fiction
+    from archive.models import Citation, Location, Passage, Source, Status
+    from archive.services import batches, mentions
+    from archive.text.segment import sha256_text
+
+    Location.objects.bulk_create(
+        [Location(slug="bench-gate", name="挹江门", kind="gate", status=Status.APPROVED, created_by=curator)]
+    )
+
+    def source(slug: str) -> Source:
+        lines = [f"第{n}段：部队经挹江门撤退，第{n}次。" for n in range(items)]
+        text = "\n".join(lines)
+        made = Source.objects.bulk_create(
+            [Source(slug=slug, title=slug, kind="history", language="zh-Hans", text=text, sha256=sha256_text(text),
+                    length=len(text), file_name=f"{slug}.txt", status=Status.APPROVED, created_by=curator)]
+        )[0]
+        offset, rows = 0, []
+        for seq, line in enumerate(lines, start=1):
+            rows.append(Passage(source=made, seq=seq, text=line, start=offset, end=offset + len(line),
+                                sha256=sha256_text(line)))
+            offset += len(line) + 1
+        Passage.objects.bulk_create(rows)
+        return made
+
+    one, many = source("bench-mentions-one"), source("bench-mentions-bulk")
+
+    def one_by_one() -> None:  # what the batch did before `cite_many`: `citation_create` a draft
+        preview = batches.preview_mentions(source=one)
+        with transaction.atomic(), fiction.deferred():
+            made = [mentions._cite(s, p, by=curator, reason=mentions.BATCH_REASON) for p, s in preview.chosen]
+            batches.record_batch(source=one, citations=made, by=curator)
+
+    shown = batches.preview_mentions(source=many).digest  # read on the preview page, before the confirmation
+
+    def in_bulk() -> None:
+        mentions.cite_all_mentions(source=many, by=curator, shown=shown)
+
+    figures = {"mention drafts, one by one": _timed(one_by_one), "mention drafts, bulk": _timed(in_bulk)}
+    for made in (one, many):
+        drafts = Citation.objects.filter(passage__source=made, status=Status.DRAFT).count()
+        assert drafts == items, (made.slug, drafts)
+    return figures
 
 
 def _with_database(url: str, name: str) -> str:
@@ -215,7 +264,9 @@ def section(results: dict[str, dict[str, Any]]) -> str:
         f"`bench/bulk_review.py`, {dt.date.today().isoformat()}, {os.cpu_count()} cores: "
         f"{next(iter(results.values()))['items']} draft citations per row, each call as a whole "
         "(the one-by-one rows are the one-record services the admin and the queue called per record; "
-        "the bulk rows are `archive.services.bulk`, one transaction). Limit: "
+        "the bulk rows are `archive.services.bulk`, one transaction; the mention drafts are a source's "
+        "suggested mentions cited as drafts, by `citation_create` each, or by `archive.services.mentions.cite_many` "
+        "in one write, each as the confirmation runs it: the suggestions read again once). Limit: "
         f"{LIMIT_SECONDS:.0f} s for a bulk call.",
         "",
         "| engine | call | seconds | SQL statements |",

@@ -57,6 +57,7 @@ from .lists import EstimatedCountPaginator, SearchMixin
 # The changelist helpers live in `.lists`; the model admins import them from here too.
 from .lists import FictionalFilter as FictionalFilter
 from .lists import PassageSourceListFilter as PassageSourceListFilter
+from .lists import ReviewStateFilter as ReviewStateFilter
 from .lists import SourceListFilter as SourceListFilter
 
 # Review state and audit: shown, never edited by hand.

@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from archive.importing.spreadsheets import CitationResource
 from archive.models import TARGET_FIELDS, Citation
 
-from .base import CuratedAdmin, EstimatedCountPaginator, PassageSourceListFilter
+from .base import CuratedAdmin, EstimatedCountPaginator, PassageSourceListFilter, ReviewStateFilter
 
 
 def field_label(model: type[models.Model], name: str) -> Any:
@@ -62,7 +62,7 @@ class CitationAdmin(CuratedAdmin):
     resource_classes = [CitationResource]
     paginator = EstimatedCountPaginator
     list_display = ("excerpt", "passage", "target", "claim", "rank", "from_fiction", "status", "modified_by")
-    list_filter = ("status", "rank", TargetFilter, FromFictionFilter, PassageSourceListFilter)
+    list_filter = (ReviewStateFilter, "rank", TargetFilter, FromFictionFilter, PassageSourceListFilter)
     list_select_related = (
         "passage__source",
         "person",

@@ -9,7 +9,7 @@ from archive import dating
 from archive.importing.spreadsheets import EventResource, ParticipationResource
 from archive.models import Citation, Event, Participation
 
-from .base import CuratedAdmin, CuratedInlineMixin, FictionalFilter
+from .base import CuratedAdmin, CuratedInlineMixin, FictionalFilter, ReviewStateFilter
 
 
 class ParticipationInline(CuratedInlineMixin, admin.TabularInline):
@@ -36,7 +36,7 @@ class EventAdmin(CuratedAdmin):
     resource_classes = [EventResource]
     inlines = [ParticipationInline, EventCitationInline]
     list_display = ("title", "slug", "kind", "when", "date", "parent", "fictional", "status")
-    list_filter = ("status", "kind", FictionalFilter)
+    list_filter = (ReviewStateFilter, "kind", FictionalFilter)
     list_select_related = ("parent", "modified_by")
     search_fields = ("title", "slug", "date_text")
     autocomplete_fields = ("parent", "follows", "locations")
@@ -54,7 +54,7 @@ class EventAdmin(CuratedAdmin):
 class ParticipationAdmin(CuratedAdmin):
     resource_classes = [ParticipationResource]
     list_display = ("slug", "event", "person", "unit", "role", "position", "fictional", "status")
-    list_filter = ("status", "role", FictionalFilter)
+    list_filter = (ReviewStateFilter, "role", FictionalFilter)
     list_select_related = ("event", "person", "unit", "modified_by")
     search_fields = ("slug", "event__title", "person__name", "unit__name", "note")
     autocomplete_fields = ("event", "person", "unit")

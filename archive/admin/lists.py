@@ -95,6 +95,44 @@ class FictionalFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ReviewStateFilter(admin.SimpleListFilter):
+    """Filter by review state: the four statuses, and "changes requested" beside them.
+
+    A record returned with changes requested is a draft again whose thread
+    holds the reviewer's request (as "My work" reads it); the parameter is the
+    one of Django's own status filter, so that links to it keep working.
+    """
+
+    title = _("status")
+    parameter_name = "status__exact"
+    CHANGES_REQUESTED = "changes_requested"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Sequence[tuple[str, StrOrPromise]]:
+        from archive.models import Status
+
+        return [*Status.choices, (self.CHANGES_REQUESTED, _("changes requested"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        from django.contrib.contenttypes.models import ContentType
+        from django.db.models import Exists, OuterRef
+
+        from archive.models import Comment, CommentKind, Status
+
+        value = self.value()
+        if value is None:
+            return queryset
+        if value == self.CHANGES_REQUESTED:
+            requested = Comment.objects.filter(
+                subject_type=ContentType.objects.get_for_model(queryset.model),
+                subject_id=OuterRef("pk"),
+                kind=CommentKind.CHANGES_REQUESTED,
+            )
+            return queryset.filter(Exists(requested), status=Status.DRAFT)
+        if value in Status.values:
+            return queryset.filter(status=value)
+        return queryset.none()  # a hand-typed value that names no state
+
+
 class SearchMixin:
     """Search that folds Traditional/Simplified, aliases and pinyin, via `archive.search`.
 

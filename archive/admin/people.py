@@ -7,7 +7,7 @@ from django.contrib import admin
 from archive.importing.spreadsheets import PersonNameResource, PersonResource
 from archive.models import Person, PersonName
 
-from .base import ChildAdmin, CuratedAdmin, FictionalFilter, MergeMixin
+from .base import ChildAdmin, CuratedAdmin, FictionalFilter, MergeMixin, ReviewStateFilter
 
 
 class PersonNameInline(admin.TabularInline):
@@ -21,7 +21,7 @@ class PersonAdmin(MergeMixin, CuratedAdmin):
     resource_classes = [PersonResource]
     inlines = [PersonNameInline]
     list_display = ("name", "slug", "side", "birth", "death", "fictional", "marked_historical", "status", "modified_by")
-    list_filter = ("status", "side", FictionalFilter, "marked_historical")
+    list_filter = (ReviewStateFilter, "side", FictionalFilter, "marked_historical")
     list_select_related = ("modified_by",)
     search_fields = ("name", "slug", "names__name")
     actions = (*CuratedAdmin.actions, "merge_selected")

@@ -7,7 +7,7 @@ from django.contrib import admin
 from archive.importing.spreadsheets import LocationAliasResource, LocationResource
 from archive.models import Location, LocationAlias
 
-from .base import ChildAdmin, CuratedAdmin, FictionalFilter, MergeMixin
+from .base import ChildAdmin, CuratedAdmin, FictionalFilter, MergeMixin, ReviewStateFilter
 
 
 class LocationAliasInline(admin.TabularInline):
@@ -21,7 +21,7 @@ class LocationAdmin(MergeMixin, CuratedAdmin):
     resource_classes = [LocationResource]
     inlines = [LocationAliasInline]
     list_display = ("name", "slug", "kind", "parent", "latitude", "longitude", "fictional", "status", "modified_by")
-    list_filter = ("status", "kind", FictionalFilter, "marked_historical")
+    list_filter = (ReviewStateFilter, "kind", FictionalFilter, "marked_historical")
     list_select_related = ("parent", "modified_by")
     search_fields = ("name", "slug", "aliases__name")
     autocomplete_fields = ("parent",)

@@ -52,7 +52,14 @@ from archive.models.registry import TARGET_FIELDS, cited_model
 from archive.reading.kinds import likely_kind
 from archive.search import admin_filter as admin_search
 from archive.search.query import QueryError
-from archive.services.citations import CLAIM_OPTIONAL, CLAIM_TEMPLATES, ROLE_CLAIMS, DuplicateCitation, citation_create
+from archive.services.citations import (
+    CLAIM_OPTIONAL,
+    CLAIM_TEMPLATES,
+    ROLE_CLAIMS,
+    DuplicateCitation,
+    citation_create,
+    offered_claim,
+)
 from archive.services.citations import claim_for as claim_rule
 from archive.services.new_records import (
     NEW_KINDS,
@@ -414,7 +421,7 @@ def _result(target_type: str, record: Any, *, labelled: bool = False) -> dict[st
     found = {"id": record.pk, "kind": target_type, "status": record.status,
              "text": f"{record._meta.verbose_name}: {text}" if labelled else text}
     if target_type == "participation" and record.role in ROLE_CLAIMS:
-        found["claim"] = ROLE_CLAIMS[record.role]
+        found["claim"] = offered_claim(ROLE_CLAIMS[record.role])
     return found
 
 
@@ -446,7 +453,7 @@ def claims_json() -> str:
     """What the dialog offers as claims (templates per kind) and which kinds may leave the claim empty."""
     return json.dumps(
         {
-            "templates": {kind: list(found) for kind, found in CLAIM_TEMPLATES.items()},
+            "templates": {kind: [offered_claim(t) for t in found] for kind, found in CLAIM_TEMPLATES.items()},
             "optional": sorted(CLAIM_OPTIONAL),
         },
         ensure_ascii=False,

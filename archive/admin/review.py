@@ -30,7 +30,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import escape
@@ -47,8 +47,10 @@ from archive.models import (
     Location,
     Participation,
     Post,
+    Rank,
     Revision,
     Source,
+    SourceKind,
     Statement,
     Status,
     Unit,
@@ -94,6 +96,27 @@ class Evidence:
     citation: Citation
     html: SafeString
     url: str
+
+    # The labels of its choices, read from the enums: a model's get_FOO_display
+    # translates every label of the field to find one, for each row of the page.
+    @property
+    def source_kind(self) -> str:
+        return _label(SourceKind, self.citation.passage.source.kind)
+
+    @property
+    def status_label(self) -> str:
+        return _label(Status, self.citation.status)
+
+    @property
+    def rank_label(self) -> str:
+        return _label(Rank, self.citation.rank)
+
+
+def _label(choices: type[models.TextChoices], value: str) -> str:
+    try:
+        return str(choices(value).label)
+    except ValueError:
+        return value  # a value the choices no longer hold is shown as stored
 
 
 @dataclass
@@ -677,9 +700,18 @@ def _back(request: HttpRequest) -> str:
     return url
 
 
+def _chunk_answer(request: HttpRequest) -> JsonResponse:
+    """What one chunk of a batch decision did, as its messages: the page's script shows them, nothing is kept."""
+    said = [{"level": message.level_tag, "text": str(message)} for message in messages.get_messages(request)]
+    return JsonResponse({"messages": said})
+
+
 def queue(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         _act(request)
+        # A batch is decided in chunks, each a short request of its own (archive/static/archive/chunked.js).
+        if request.POST.get("chunk") == "1":
+            return _chunk_answer(request)
         return redirect(_back(request))
     read = review_queue.read(request.user, request.GET)
     for error in read.filters.errors:

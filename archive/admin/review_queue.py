@@ -23,6 +23,7 @@ from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.paginator import Page, Paginator
+from django.db.models import CharField, F, IntegerField, QuerySet, Value
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -77,6 +78,7 @@ class Item:
     waiting_since: dt.datetime
     version: int = 0
     source: str = ""
+    source_title: str = ""
     batch: int | None = None
     order: tuple[Any, ...] = ()
     mine: bool = False  # whether the reader contributed to it (or may not review its kind)
@@ -160,34 +162,63 @@ def _user_name(value: str | None) -> str:
     return value or "—"
 
 
+_COLUMNS = ("q_model", "q_pk", "q_created", "q_modified", "q_author", "q_at", "q_version", "q_slug", "q_title",
+            "q_seq", "q_start")
+
+
+def _waiting(model: type[Curated]) -> QuerySet[Any]:
+    """The index lines of `model`'s records in review, in the columns every model shares (`_COLUMNS`)."""
+    text: CharField[str, str] = CharField()
+    number: IntegerField[int, int] = IntegerField()
+    if model is Citation:
+        where: dict[str, Any] = {"q_slug": F("passage__source__slug"), "q_title": F("passage__source__title"),
+                                 "q_seq": F("passage__seq"), "q_start": F("start")}
+    elif model is Source:
+        where = {"q_slug": F("slug"), "q_title": F("title"), "q_seq": Value(0, number), "q_start": Value(0, number)}
+    else:
+        where = {"q_slug": Value("", text), "q_title": Value("", text), "q_seq": Value(0, number),
+                 "q_start": Value(0, number)}
+    return (
+        model._default_manager.filter(status=Status.IN_REVIEW)
+        .order_by()
+        .annotate(
+            q_model=Value(str(model._meta.model_name), text), q_pk=F("pk"), q_created=F("created_by_id"),
+            q_modified=F("modified_by_id"), q_author=F("created_by__username"), q_at=F("updated_at"),
+            q_version=F("version"), **where,
+        )
+        .values_list(*_COLUMNS)
+    )
+
+
 def _records(user: Any) -> list[Item]:
+    """The records in review of every curated model, read in one query (a union of one select per model)."""
+    first, *rest = [_waiting(model) for model in CURATED_MODELS]
+    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for line in first.union(*rest, all=True):
+        row = dict(zip(_COLUMNS, line, strict=True))
+        by_model[row["q_model"]].append(row)
     items: list[Item] = []
     for model in CURATED_MODELS:
         name = str(model._meta.model_name)
-        fields = ["pk", "created_by_id", "modified_by_id", "created_by__username", "updated_at", "version"]
-        if model is Citation:
-            fields += ["passage__source__slug", "passage__source__title", "passage__seq", "start"]
-        elif model is Source:
-            fields += ["slug", "title"]
-        rows = list(model._default_manager.filter(status=Status.IN_REVIEW).values(*fields))
+        rows = by_model.get(name)
         if not rows:
             continue
         mine = _contributed(model, rows, user)
         for row in rows:
             order: tuple[Any, ...]
             if model is Citation:
-                source, order = row["passage__source__slug"], (
-                    row["passage__source__title"], row["passage__seq"], row["start"], row["pk"])
+                source, order = row["q_slug"], (row["q_title"], row["q_seq"], row["q_start"], row["q_pk"])
             elif model is Source:
-                source, order = row["slug"], (row["title"], row["pk"])
+                source, order = row["q_slug"], (row["q_title"], row["q_pk"])
             else:
-                source, order = "", (row["pk"],)
+                source, order = "", (row["q_pk"],)
             items.append(
                 Item(
-                    key=f"{name}-{row['pk']}", model=name, pk=row["pk"], change="new",
-                    author=_user_name(row["created_by__username"]), waiting_since=row["updated_at"],
-                    version=row["version"], source=source, order=(0, _ORDER[name], *order),
-                    mine=row["pk"] in mine,
+                    key=f"{name}-{row['q_pk']}", model=name, pk=row["q_pk"], change="new",
+                    author=_user_name(row["q_author"]), waiting_since=row["q_at"],
+                    version=row["q_version"], source=source, source_title=row["q_title"] if source else "",
+                    order=(0, _ORDER[name], *order),
+                    mine=row["q_pk"] in mine,
                 )
             )
     return items
@@ -197,16 +228,16 @@ class _Light:
     """What `review.contributors_of_many` reads of a record, from a `.values()` row."""
 
     def __init__(self, row: dict[str, Any]) -> None:
-        self.pk = row["pk"]
-        self.created_by_id = row["created_by_id"]
-        self.modified_by_id = row["modified_by_id"]
+        self.pk = row["q_pk"]
+        self.created_by_id = row["q_created"]
+        self.modified_by_id = row["q_modified"]
 
 
 def _contributed(model: type[Curated], rows: list[dict[str, Any]], user: Any) -> set[int]:
     """The records of `rows` the user may not decide on: of a kind they do not review, or theirs."""
     opts = model._meta
     if not (user.is_superuser or user.has_perm(f"{opts.app_label}.review_{opts.model_name}")):
-        return {row["pk"] for row in rows}
+        return {row["q_pk"] for row in rows}
     waiting = model._default_manager.filter(status=Status.IN_REVIEW).values("pk")
     # Read like records; the history is chosen by a subquery, not by hundreds of parameters.
     light: list[Any] = [_Light(row) for row in rows]
@@ -229,7 +260,12 @@ def _revisions(user: Any) -> list[Item]:
     ).values_list("revision_id", "user_id"):
         contributors[revision_id].add(user_id)
     cited = [row["record_id"] for row in rows if _model_of(row["record_type_id"]) is Citation]
-    sources = dict(Citation.objects.filter(pk__in=cited).values_list("pk", "passage__source__slug")) if cited else {}
+    sources = {
+        pk: (slug, title)
+        for pk, slug, title in Citation.objects.filter(pk__in=cited).values_list(
+            "pk", "passage__source__slug", "passage__source__title"
+        )
+    } if cited else {}
     items = []
     may_review: dict[type[Curated], bool] = {}
     for row in rows:
@@ -238,12 +274,13 @@ def _revisions(user: Any) -> list[Item]:
         if model not in may_review:
             may_review[model] = user.is_superuser or user.has_perm(f"{model._meta.app_label}.review_{name}")
         may = may_review[model]
+        source, title = sources.get(row["record_id"], ("", "")) if model is Citation else ("", "")
         people = contributors[row["pk"]] | {row["created_by_id"]}
         items.append(
             Item(
                 key=f"revision-{row['pk']}", model=name, pk=row["pk"], change=_CHANGE_OF_KIND[row["kind"]],
                 author=_user_name(row["created_by__username"]), waiting_since=row["updated_at"],
-                version=row["version"], source=sources.get(row["record_id"], "") if model is Citation else "",
+                version=row["version"], source=source, source_title=title,
                 order=(1, _ORDER.get(name, len(_ORDER)), row["record_label"], row["pk"]),
                 mine=not may or user.pk in people,
             )
@@ -314,16 +351,15 @@ def _sort_key(sort: str) -> Any:
     return lambda item: item.order
 
 
-def _facet_labels(name: str, values: Iterable[str]) -> dict[str, str]:
+def _facet_labels(name: str, values: Iterable[str], titles: Mapping[str, str]) -> dict[str, str]:
     if name == "kind":
         return {value: str(_MODELS[value]._meta.verbose_name_plural) for value in values if value in _MODELS}
     if name == "change":
         return {value: str(CHANGES[value]) for value in values}
     if name == "age":
         return {value: str(AGES[value][0]) for value in values}
-    if name == "source":
-        titles = dict(Source.objects.filter(slug__in=[v for v in values if v]).values_list("slug", "title"))
-        return {value: titles.get(value, value) for value in values}
+    if name == "source":  # the titles were read with the index
+        return {value: titles.get(value) or value for value in values}
     return {value: value for value in values}
 
 
@@ -334,6 +370,7 @@ def _facets(filters: Filters, items: list[Item], now: dt.datetime) -> dict[str, 
     fails exactly one counts in that facet alone.
     """
     wanted = [getattr(filters, name) for name in FACETS]
+    titles = {item.source: item.source_title for item in items if item.source}
     counted: list[Counter[str]] = [Counter() for _name in FACETS]
     for item in items:
         if (filters.item and item.key != filters.item) or (filters.batch is not None and item.batch != filters.batch):
@@ -356,7 +393,7 @@ def _facets(filters: Filters, items: list[Item], now: dt.datetime) -> dict[str, 
             ordered = [value for value in CHANGES if value in present]
         else:
             ordered = sorted(present)
-        labels = _facet_labels(name, ordered)
+        labels = _facet_labels(name, ordered, titles)
         chosen = wanted[n]
         # A chosen value's link lets go of it.
         found[name] = [

@@ -20,7 +20,7 @@ from archive.importing.spreadsheets import SourceResource
 from archive.models import Passage, Source
 from archive.services import records
 
-from .base import AuditedAdmin, CuratedAdmin, SourceListFilter
+from .base import AuditedAdmin, CuratedAdmin, ReviewStateFilter, SourceListFilter
 
 
 @admin.register(Source)
@@ -38,7 +38,7 @@ class SourceAdmin(CuratedAdmin):
         "status",
         "modified_by",
     )
-    list_filter = ("status", "kind", "is_fiction", "language")
+    list_filter = (ReviewStateFilter, "kind", "is_fiction", "language")
     list_select_related = ("modified_by",)
     search_fields = ("title", "slug", "author")
     exclude = ("text",)

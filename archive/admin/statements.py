@@ -32,7 +32,7 @@ from archive.models import Citation, Statement
 from archive.models.statements import STATEMENT_TARGETS, Basis
 from archive.services.support import support_problems
 
-from .base import CuratedAdmin
+from .base import CuratedAdmin, ReviewStateFilter
 from .citations import field_label
 
 
@@ -92,7 +92,7 @@ class StatementForm(forms.ModelForm):
 class StatementAdmin(CuratedAdmin):
     form = StatementForm
     list_display = ("slug", "field", "value", "as_written", "rank", "basis", "status", "modified_by")
-    list_filter = ("status", "field", "rank", "basis", StatementTargetFilter)
+    list_filter = (ReviewStateFilter, "field", "rank", "basis", StatementTargetFilter)
     list_select_related = ("modified_by",)
     search_fields = ("slug", "value", "as_written", "note", "reasoning", "reference")
     autocomplete_fields = ("event", "participation", "post", "person", "location", "citations")

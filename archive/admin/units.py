@@ -7,7 +7,7 @@ from django.contrib import admin
 from archive.importing.spreadsheets import PostResource, UnitAliasResource, UnitResource
 from archive.models import Post, Unit, UnitAlias
 
-from .base import ChildAdmin, CuratedAdmin, CuratedInlineMixin, FictionalFilter, MergeMixin
+from .base import ChildAdmin, CuratedAdmin, CuratedInlineMixin, FictionalFilter, MergeMixin, ReviewStateFilter
 
 
 class UnitAliasInline(admin.TabularInline):
@@ -30,7 +30,7 @@ class UnitAdmin(MergeMixin, CuratedAdmin):
     resource_classes = [UnitResource]
     inlines = [UnitAliasInline, PostInline]
     list_display = ("name", "slug", "echelon", "side", "parent", "fictional", "status", "modified_by")
-    list_filter = ("status", "echelon", "side", FictionalFilter, "marked_historical")
+    list_filter = (ReviewStateFilter, "echelon", "side", FictionalFilter, "marked_historical")
     list_select_related = ("parent", "modified_by")
     search_fields = ("name", "slug", "aliases__name")
     autocomplete_fields = ("parent",)
@@ -63,7 +63,7 @@ class PostAdmin(CuratedAdmin):
         "fictional",
         "status",
     )
-    list_filter = ("status", FictionalFilter, "acting", "concurrent", "unit__side")
+    list_filter = (ReviewStateFilter, FictionalFilter, "acting", "concurrent", "unit__side")
     list_select_related = ("person", "unit", "modified_by")
     search_fields = ("slug", "title", "person__name", "unit__name")
     autocomplete_fields = ("person", "unit")

@@ -158,6 +158,21 @@ class Citation(Curated):
         return None
 
     def clean(self) -> None:
+        errors = self.quote_and_target_errors()
+        if not errors and self.status != Status.REJECTED:
+            twin = self.twin()
+            if twin is not None:
+                errors["__all__"] = _(
+                    "These words of passage %(passage)s already cite this record (citation %(citation)s)."
+                ) % {"passage": self.passage, "citation": twin.slug}
+        if errors:
+            raise ValidationError(errors)
+
+    def quote_and_target_errors(self) -> dict[str, Any]:
+        """What `clean` finds wrong short of a twin: the record named, the quote found in the passage.
+
+        The quote is set to the passage's own characters where it was matched after folding.
+        """
         errors: dict[str, Any] = {}
         targets = [name for name in TARGET_FIELDS if getattr(self, f"{name}_id") is not None]
         if len(targets) != 1:
@@ -184,14 +199,7 @@ class Citation(Curated):
                     ) % {"quote": self.quote, "count": count, "passage": self.passage}
                 # Keep the passage's own characters, even when matched after folding.
                 self.quote, self.start, self.end = found.exact, found.start, found.end
-        if not errors and self.status != Status.REJECTED:
-            twin = self.twin()
-            if twin is not None:
-                errors["__all__"] = _(
-                    "These words of passage %(passage)s already cite this record (citation %(citation)s)."
-                ) % {"passage": self.passage, "citation": twin.slug}
-        if errors:
-            raise ValidationError(errors)
+        return errors
 
     def twin(self) -> Citation | None:
         """Another live citation of the same words of this passage for the same record: evidence counted twice."""
@@ -213,13 +221,19 @@ class Citation(Curated):
             self.slug = self.free_slug()
         super().save(*args, **kwargs)
 
-    def free_slug(self) -> str:
-        """`<source>-<seq>-<digest>`, not yet taken; the same words may be evidence for several records."""
+    SLUG_ATTEMPTS = 100
+
+    def slug_candidate(self, attempt: int) -> str:
+        """The name `free_slug` tries at `attempt` (from 0): `<source>-<seq>-<digest>`."""
         target = self.target_field
         base = f"{self.passage_id}:{self.start}:{self.end}:{target}:{getattr(self, f'{target}_id', None)}"
-        for attempt in range(100):
-            digest = hashlib.sha256(f"{base}:{attempt}".encode()).hexdigest()[:8]
-            slug = f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
+        digest = hashlib.sha256(f"{base}:{attempt}".encode()).hexdigest()[:8]
+        return f"{self.passage.source.slug}-{self.passage.seq}-{digest}"
+
+    def free_slug(self) -> str:
+        """`<source>-<seq>-<digest>`, not yet taken; the same words may be evidence for several records."""
+        for attempt in range(self.SLUG_ATTEMPTS):
+            slug = self.slug_candidate(attempt)
             if not Citation.objects.filter(slug=slug).exists():
                 return slug
         raise ValidationError(_("Could not name the citation; try again."))

@@ -14,49 +14,79 @@ write (`claim_for`). The reader offers templates per kind and role
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from archive.models import TARGET_FIELDS, Citation, ParticipationRole, Passage, Status
 from archive.services import review
 from archive.services.authorship import save_as
 
 # What a citation says when the words only name its record.
-MENTION_CLAIM = "named here"
+MENTION_CLAIM = gettext_noop("named here")
 # The kinds whose citation may leave the claim empty: the passage names the record, no more.
 CLAIM_OPTIONAL = frozenset({"person", "unit", "location"})
 # Claims offered per kind of record; X and Y stand for what the curator names.
 CLAIM_TEMPLATES: dict[str, tuple[str, ...]] = {
-    "person": (MENTION_CLAIM, "commands X", "present at Y", "gives the order to X", "arrives at Y"),
-    "unit": (MENTION_CLAIM, "commanded by X", "present at Y", "retreats to Y", "crosses the river at Y"),
-    "location": (MENTION_CLAIM, "X happens here", "X arrives here"),
-    "event": ("happens at Y", "dated here", "X takes part"),
-    "post": ("X holds this post", "X named by this title"),
-    "participation": ("X takes part in Y",),
+    "person": (
+        MENTION_CLAIM, gettext_noop("commands X"), gettext_noop("present at Y"),
+        gettext_noop("gives the order to X"), gettext_noop("arrives at Y"),
+    ),
+    "unit": (
+        MENTION_CLAIM, gettext_noop("commanded by X"), gettext_noop("present at Y"),
+        gettext_noop("retreats to Y"), gettext_noop("crosses the river at Y"),
+    ),
+    "location": (MENTION_CLAIM, gettext_noop("X happens here"), gettext_noop("X arrives here")),
+    "event": (gettext_noop("happens at Y"), gettext_noop("dated here"), gettext_noop("X takes part")),
+    "post": (gettext_noop("X holds this post"), gettext_noop("X named by this title")),
+    "participation": (gettext_noop("X takes part in Y"),),
 }
 # A participation's claim by its role.
 ROLE_CLAIMS: dict[str, str] = {
-    ParticipationRole.COMMANDER: "commands X",
-    ParticipationRole.SIGNATORY: "signs X",
-    ParticipationRole.PARTICIPANT: "present at Y",
-    ParticipationRole.KILLED: "killed at Y",
-    ParticipationRole.WOUNDED: "wounded at Y",
-    ParticipationRole.ESCAPED: "escapes from Y",
-    ParticipationRole.CAPTURED: "captured at Y",
-    ParticipationRole.ORGANISER: "organises X",
-    ParticipationRole.WITNESS: "witnesses X",
-    ParticipationRole.TARGET: "the target of X",
+    ParticipationRole.COMMANDER: gettext_noop("commands X"),
+    ParticipationRole.SIGNATORY: gettext_noop("signs X"),
+    ParticipationRole.PARTICIPANT: gettext_noop("present at Y"),
+    ParticipationRole.KILLED: gettext_noop("killed at Y"),
+    ParticipationRole.WOUNDED: gettext_noop("wounded at Y"),
+    ParticipationRole.ESCAPED: gettext_noop("escapes from Y"),
+    ParticipationRole.CAPTURED: gettext_noop("captured at Y"),
+    ParticipationRole.ORGANISER: gettext_noop("organises X"),
+    ParticipationRole.WITNESS: gettext_noop("witnesses X"),
+    ParticipationRole.TARGET: gettext_noop("the target of X"),
 }
 
 
+def offered_claim(template: str) -> str:
+    """A claim template as the curator reads it, in the active language."""
+    return _(template)
+
+
+@cache
+def _templates_by_translation() -> dict[str, str]:
+    """Every claim template in every language of the site, to the template it translates."""
+    templates = {*(t for found in CLAIM_TEMPLATES.values() for t in found), *ROLE_CLAIMS.values()}
+    found: dict[str, str] = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            found.update({_(template): template for template in templates})
+    return found
+
+
 def claim_for(target_type: str, claim: str) -> str:
-    """The claim stored for a citation of `target_type`: `MENTION_CLAIM` for an empty one where allowed, or refused."""
+    """The claim stored for a citation of `target_type`: `MENTION_CLAIM` for an empty one where allowed, or refused.
+
+    A template chosen in a translation is stored as the template itself, so that
+    "named here" read in Chinese is still a mention wherever mentions are told apart.
+    """
     claim = (claim or "").strip()
     if claim:
-        return claim
+        return _templates_by_translation().get(claim, claim)
     if target_type in CLAIM_OPTIONAL:
         return MENTION_CLAIM
     raise ValidationError(

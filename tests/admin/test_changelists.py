@@ -119,3 +119,30 @@ def test_change_forms_of_every_model_render(admin_client) -> None:
         response = admin_client.get(reverse(f"admin:archive_{model_name}_change", args=[record.pk]))
         assert response.status_code == 200, model_name
     assert made["citation"][0].status == Status.APPROVED
+
+
+def test_the_status_filter_offers_changes_requested_beside_the_states(admin_client) -> None:
+    """A record returned with changes requested is a draft with the request in its thread; the filter finds it."""
+    from archive.admin.lists import ReviewStateFilter
+    from archive.services import decisions, review
+
+    reviewer = user("changelist-reviewer", role="reviewer")
+    returned = person(status=Status.IN_REVIEW, name="退回者")
+    plain_draft = person(status=Status.DRAFT, name="草稿者")
+    waiting = person(status=Status.IN_REVIEW, name="待审者")
+    review.request_changes(returned, by=reviewer, note="Give his courtesy name.", shown=decisions.record_pin(returned))
+    url = changelist(returned.__class__)
+
+    offered = admin_client.get(url).content.decode()
+    for value in [*Status.values, ReviewStateFilter.CHANGES_REQUESTED]:
+        assert f"?status__exact={value}" in offered, value
+    with CaptureQueriesContext(connection) as captured:
+        response = admin_client.get(url + "?status__exact=changes_requested")
+    shown = [record.pk for record in response.context["cl"].result_list]
+    assert shown == [returned.pk]
+    assert len(captured) == _queries(admin_client, url + "?status__exact=draft")  # one query whatever the filter
+    drafts = {record.pk for record in admin_client.get(url + "?status__exact=draft").context["cl"].result_list}
+    assert drafts == {returned.pk, plain_draft.pk}
+    in_review = admin_client.get(url + "?status__exact=in_review").context["cl"].result_list
+    assert [record.pk for record in in_review] == [waiting.pk]
+    assert admin_client.get(url + "?status__exact=nonsense").status_code == 200

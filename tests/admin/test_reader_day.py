@@ -306,21 +306,19 @@ def test_a_refused_citation_undoes_the_batch_and_says_why(
 ) -> None:
     from django.core.exceptions import ValidationError
 
-    from archive.services import mentions as mention_service
+    from archive import fiction
 
     approved(Location(slug="xiaguan", name="下关", kind="district"))
     made = []
-    real = mention_service.citation_create
 
-    def refuse_the_third(**kwargs: Any) -> Citation:
-        if len(made) == 2:
-            raise ValidationError("refused for the test")
-        made.append(real(**kwargs))
-        return made[-1]
+    def refuse_after_the_write(*args: Any, **kwargs: Any) -> int:
+        # The drafts and their history rows are written by now: the refusal must take them back.
+        made.extend(Citation.objects.values_list("pk", flat=True))
+        raise ValidationError("refused for the test")
 
-    monkeypatch.setattr(mention_service, "citation_create", refuse_the_third)
+    monkeypatch.setattr(fiction, "refresh", refuse_after_the_write)
     response = _confirm_batch(client_of, source)
-    assert len(made) == 2, "two were made before the refusal"
-    assert Citation.objects.count() == 0, "and rolled back with it"
+    assert len(made) >= 2, "the drafts were made before the refusal"
+    assert Citation.objects.count() == 0 and not Citation.history.exists(), "and rolled back with it"
     assert response.status_code == 200
     assert '<li class="error">Refused for the test</li>' in response.content.decode()

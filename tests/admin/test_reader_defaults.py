@@ -139,3 +139,33 @@ def test_the_service_applies_the_claim_rule(source: Source, named: dict[str, obj
     made = citation_create(passage=passage, quote="唐孟潇", start=start, end=start + 3, target_type="person",
                            target=named["person"], claim="", rank="normal", by=by)
     assert made.claim == MENTION_CLAIM
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "zh-hant"])
+def test_a_chinese_reader_is_offered_the_claim_templates_translated_and_stores_them_as_the_templates(
+    curator_client: Client, source: Source, named: dict[str, object], language: str
+) -> None:
+    import html
+    import json
+
+    from django.utils import translation
+
+    from archive.services.citations import CLAIM_TEMPLATES
+
+    page = curator_client.get(
+        reverse("archive_curate:reader", args=[source.slug]), HTTP_ACCEPT_LANGUAGE=language
+    ).content.decode()
+    offered = json.loads(html.unescape(page.split('data-claims="', 1)[1].split('"', 1)[0]))["templates"]
+    with translation.override(language):
+        expected = {kind: [translation.gettext(t) for t in found] for kind, found in CLAIM_TEMPLATES.items()}
+    assert offered == expected
+    for kind, found in CLAIM_TEMPLATES.items():
+        for template, shown in zip(found, offered[kind], strict=True):
+            assert shown != template and not shown.isascii(), (kind, template)  # every one translated
+            assert claim_for(kind, shown) == template  # chosen in Chinese, stored as the template
+    # "named here" chosen in Chinese is a mention, as an empty claim is.
+    response = _cite(curator_client, source.passages.get(seq=1), "第74军", "unit", named["unit"],
+                     offered["unit"][0])
+    assert response.status_code == 302
+    assert Citation.objects.get(unit=named["unit"]).claim == MENTION_CLAIM
+    assert claim_for("person", "指挥第74军") == "指挥第74军"  # a claim written out is kept as written

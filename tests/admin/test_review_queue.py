@@ -218,3 +218,25 @@ def test_the_record_pages_link_to_what_waits_for_review(curator: User, reviewer:
     anonymous = Client().get(room)
     assert anonymous.status_code == 200 and "item=revision" not in anonymous.content.decode()
     assert "item=revision" not in client_for(curator).get(room).content.decode()  # a curator reviews nothing
+
+
+def test_a_batch_decided_in_chunks_answers_each_chunk_with_its_messages_and_keeps_none(
+    curator: User, reviewer: User
+) -> None:
+    """What chunked.js posts: part of the batch's items with their pins; the answer is JSON, the next page clean."""
+    _source, made, number = _batch(5, curator)
+    client = client_for(reviewer)
+    opened = f"{URL}?batch={number}"
+    shown = _shown(client, opened)
+    first, rest = shown["batch-item"][:2], shown["batch-item"][2:]
+    data = {"chunk": "1", "action": f"approve-batch:{number}", "query": f"batch={number}", "batch_note": ""}
+    answer = client.post(URL, {**data, "batch-item": first, **{f"pin-{k}": shown[f"pin-{k}"] for k in first}})
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/json"
+    said = answer.json()["messages"]
+    assert [m["level"] for m in said] == ["success"] and said[0]["text"].startswith("Approved 2 records:")
+    assert Citation.objects.filter(pk__in=[c.pk for c in made], status=Status.APPROVED).count() == 2
+    assert not list(get_messages(client.get(opened).wsgi_request))  # shown by the script, not kept for later
+    # A chunk whose pins are missing is refused item by item, in the answer.
+    refused = client.post(URL, {**data, "batch-item": rest}).json()["messages"]
+    assert {m["level"] for m in refused} == {"error"} and len(refused) == len(rest)
+    assert Citation.objects.filter(pk__in=[c.pk for c in made], status=Status.APPROVED).count() == 2

@@ -4,8 +4,9 @@ A curator asks to cite every suggested mention of a source and reads the
 preview (how many, of which record, which names were left as ambiguous),
 confirms it, and submits her drafts of the source from the reader. A
 reviewer finds the batch as one row of the queue, opens it (the queue
-filtered to the batch), reads it and approves it as one; the message names
-what was approved and the queue stays on the batch.
+filtered to the batch), reads it and approves it as one: the page sends it in
+chunks, each a short request, and shows how many are decided as it goes; the
+messages name what was approved.
 """
 
 from __future__ import annotations
@@ -74,9 +75,27 @@ def test_a_batch_of_mentions_from_preview_to_approval(live_server: Any, new_page
     approve = review.locator("[data-role=approve-batch]")
     assert f"Approve the batch ({MENTIONS} items)" in approve.inner_text()
     review.screenshot(path=str(screenshot_dir / "batch-queue.png"), full_page=False)
-    approve.click(timeout=LONG_MS)
-    review.wait_for_url(f"**/review/?batch={batch.pk}", timeout=LONG_MS)
-    message = review.locator(".messagelist").inner_text()
-    assert f"Approved {MENTIONS} records: “下关” (batch-day §1)" in message and "and 297 more" in message
+    # The batch is decided in chunks, each its own short request, with the count decided shown as it grows.
+    chunk = int(review.locator("[data-role=batch-progress]").get_attribute("data-chunk-size") or 0)
+    chunks = -(-MENTIONS // chunk)
+    review.evaluate(
+        """() => { window.seen = []; const text = document.querySelector('[data-role=progress-text]');
+        new MutationObserver(() => window.seen.push(text.textContent)).observe(text, {childList: true}); }"""
+    )
+    posts: list[str] = []
+    review.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    approve.click()
+    done = review.locator("[data-role=progress-done]")
+    done.wait_for(state="visible", timeout=LONG_MS)
+    assert review.url.endswith(f"/review/?batch={batch.pk}"), "the page stays while the chunks are sent"
+    assert len(posts) == chunks
+    seen = review.evaluate("window.seen")
+    assert seen == [f"{n} of {MENTIONS} items decided" for n in [0, *range(chunk, MENTIONS, chunk), MENTIONS]]
+    assert review.locator("[data-role=progress-bar]").evaluate("bar => [bar.value, bar.max]") == [MENTIONS, MENTIONS]
+    said = review.locator("[data-role=progress-result] li.success").all_inner_texts()
+    assert len(said) == chunks and said[0].startswith(f"Approved {chunk} records: “下关” (batch-day §1)")
     assert Citation.objects.filter(status=Status.APPROVED).count() == MENTIONS
     review.screenshot(path=str(screenshot_dir / "batch-approved.png"), full_page=False)
+    done.click()
+    review.wait_for_url("**/admin/curate/review/")
+    assert review.locator(f".review-batch[data-batch='{batch.pk}']").count() == 0

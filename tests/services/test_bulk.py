@@ -21,7 +21,8 @@ from django.test.utils import CaptureQueriesContext
 from archive.models import Batch, Citation, DocumentVersion, Location, Person, Source, Status
 from archive.models.document_versions import EVERYTHING
 from archive.services import batches, bulk, decisions, records, review
-from archive.services.mentions import cite_all_mentions
+from archive.services.citations import MENTION_CLAIM
+from archive.services.mentions import BATCH_REASON, cite_all_mentions, cite_many, cite_mention
 from tests.admin.helpers import person, user
 from tests.factories import approved, source_with_text
 
@@ -192,10 +193,18 @@ def test_a_batch_is_previewed_made_as_shown_and_withdrawn_by_its_author(curator:
         batches.withdraw_batch(batch=batch, by=curator)
 
 
-def test_a_batch_of_300_is_submitted_and_approved_in_bounded_statements(curator: User, reviewer: User) -> None:
+def test_a_batch_of_300_is_made_submitted_and_approved_in_bounded_statements(curator: User, reviewer: User) -> None:
     source = _mention_source(300)
-    made = cite_all_mentions(source=source, by=curator, shown=batches.preview_mentions(source=source).digest)
+    shown = batches.preview_mentions(source=source).digest
+    with CaptureQueriesContext(connection) as cited:
+        made = cite_all_mentions(source=source, by=curator, shown=shown)
     assert len(made.created) == 300
+    # Each draft as the one-by-one path names and records it: its first free name, a history row of its own.
+    assert all(c.slug == c.slug_candidate(0) and c.claim == MENTION_CLAIM for c in made.created)
+    history = Citation.history.filter(history_type="+", history_change_reason=BATCH_REASON)
+    assert sorted(history.values_list("id", flat=True)) == sorted(c.pk for c in made.created)
+    assert set(history.values_list("history_user", flat=True)) == {curator.pk}
+    assert len(cited.captured_queries) < 40, len(cited.captured_queries)
     with CaptureQueriesContext(connection) as submitted:
         outcome = batches.submit_drafts_of_source(source=source, by=curator)
     assert len(outcome.done) == 300 and not outcome.refused
@@ -208,3 +217,19 @@ def test_a_batch_of_300_is_submitted_and_approved_in_bounded_statements(curator:
     # A handful of statements per model and chunk, never one per item.
     assert len(submitted.captured_queries) < 30, len(submitted.captured_queries)
     assert len(decided.captured_queries) < 40, len(decided.captured_queries)
+
+
+def test_a_bulk_draft_is_refused_where_one_by_one_would_be(curator: User) -> None:
+    """A mention cited meanwhile (a twin) or a name already taken is handled as `citation_create` does."""
+    source = _mention_source(3)
+    chosen = batches.preview_mentions(source=source).chosen
+    passage, suggestion = chosen[0]
+    meanwhile = cite_mention(passage=passage, key=suggestion.key, by=curator, submit=False)
+    # The name the second draft would take first is taken by another citation: it takes the next one.
+    second = Citation(passage=chosen[1][0], quote=chosen[1][1].quote, start=chosen[1][1].start,
+                      end=chosen[1][1].end, location_id=chosen[1][1].record_id)
+    Citation.objects.filter(pk=meanwhile.pk).update(slug=second.slug_candidate(0))
+    made = cite_many(chosen, by=curator)
+    assert len(made) == 2 and meanwhile.pk not in {c.pk for c in made}
+    assert made[0].slug == second.slug_candidate(1)
+    assert Citation.objects.filter(passage=passage, location_id=suggestion.record_id).count() == 1
