@@ -201,8 +201,9 @@ def section(results: list[dict[str, object]], engine: str) -> str:
         ]
     for r in results:
         line = (
-            f"| {r['archive']} | {_cell(r, 'passages', ',')} | {_cell(r, 'rows', ',')} | {_cell(r, 'mib', '.1f', ' MiB')} "
-            f"| {_cell(r, 'export', '.2f', ' s')} | {_cell(r, 'restore', '.2f', ' s')} | {_cell(r, 'release', '.2f', ' s')} |"
+            f"| {r['archive']} | {_cell(r, 'passages', ',')} | {_cell(r, 'rows', ',')} "
+            f"| {_cell(r, 'mib', '.1f', ' MiB')} | {_cell(r, 'export', '.2f', ' s')} "
+            f"| {_cell(r, 'restore', '.2f', ' s')} | {_cell(r, 'release', '.2f', ' s')} |"
         )
         if postgres:
             line += (
