@@ -151,6 +151,9 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
 
 @reads_mode
 def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    if mementos.asked(request.GET):  # the lists as a release holds them or as published then
+        return memento.home(request, mode)
+
     def listed(model: type[Curated], order: str) -> Any:
         visible = selectors.filter_fiction(model.objects.approved(), mode)
         return visible.only("slug", order, "fictional").order_by(order, "slug")
@@ -439,6 +442,26 @@ def cite(request: HttpRequest, mode: FictionMode, kind: str, slug: str) -> HttpR
         record = _visible(model.objects.approved(), mode, slug)
         ref = citing.of_record(request, model, slug=record.slug, name=str(record), version=record.version,
                                published=record.reviewed_at or record.updated_at)
+    media_type, extension = citing.FORMATS[fmt]
+    response = HttpResponse(citing.render(ref, fmt), content_type=f"{media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{ref.key}.{extension}"'
+    return response
+
+
+@reads_mode
+def cite_archive(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    """The reference of the archive as a release holds it (`?release=N`) or as published then (`?as_of=`), as a file."""
+    fmt = request.GET.get("format", "")
+    if fmt not in citing.FORMATS:
+        raise reading.BadParameter("format", _("“%(value)s” is not one of %(choices)s.") % {
+            "value": fmt, "choices": ", ".join(citing.FORMATS)})
+    if not mementos.asked(request.GET):
+        raise reading.BadParameter("release", _("Give the release (release=N) or the moment (as_of=) to cite."))
+    try:
+        read = mementos.listing(request.GET)
+    except mementos.BadValue as bad:
+        raise reading.BadParameter(bad.name, bad.message) from bad
+    ref = citing.of_archive(request, release=read.release.number if read.release else None, at=read.read_at)
     media_type, extension = citing.FORMATS[fmt]
     response = HttpResponse(citing.render(ref, fmt), content_type=f"{media_type}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{ref.key}.{extension}"'
