@@ -58,7 +58,7 @@ from archive.models.revisions import Revision, RevisionState
 
 __all__ = ["LIST_PARAMETERS", "PARAMETERS", "BadValue", "Listing", "Memento", "asked", "changed_by", "document",
            "fields", "latest", "listing", "moment", "number", "passage", "published", "published_states", "release",
-           "source_passages"]
+           "source_passages", "source_state"]
 
 PARAMETERS = ("as_of", "release", "version")
 LIST_PARAMETERS = ("as_of", "release")
@@ -210,35 +210,41 @@ def passage(pk: int, read: Listing) -> dict[str, Any]:
     A passage has no version of its own: it is read with its source, as of a
     moment or as a release holds the source.
     """
-    history = Passage.history.model  # type: ignore[attr-defined]  # simple-history adds it
+    history = Passage.history.model
     rows = latest(history._default_manager.filter(id=pk, history_date__lte=read.read_at))
-    if not rows or not _source_published(rows[0].source_id, read):
+    if not rows or _source_published(rows[0].source_id, read) is None:
         raise Http404(_("Passage %(id)s was not published at %(moment)s.") % {
             "id": pk, "moment": read.read_at.isoformat()})
     return _passages(rows, read.read_at)[0]
 
 
-def source_passages(slug: str, read: Listing) -> list[dict[str, Any]]:
-    """The passages of source ``slug`` as they stood then, in order, each with its citations then."""
-    named = Source.history.model._default_manager.filter(slug=slug).order_by(  # type: ignore[attr-defined]
-        "-history_date", "-history_id").first()
-    if named is None or not _source_published(named.id, read):
+def source_state(slug: str, read: Listing) -> Any:
+    """The history row of source ``slug`` as published then (or as the release holds it); else a 404 saying so."""
+    named = Source.history.model._default_manager.filter(slug=slug).order_by("-history_date", "-history_id").first()
+    state = None if named is None else _source_published(named.id, read)
+    if state is None:
         raise Http404(_("Source %(slug)s was not published at %(moment)s.") % {
             "slug": slug, "moment": read.read_at.isoformat()})
-    history = Passage.history.model  # type: ignore[attr-defined]  # simple-history adds it
-    rows = latest(history._default_manager.filter(source_id=named.id, history_date__lte=read.read_at))
+    return state
+
+
+def source_passages(slug: str, read: Listing) -> list[dict[str, Any]]:
+    """The passages of source ``slug`` as they stood then, in order, each with its citations then."""
+    state = source_state(slug, read)
+    history = Passage.history.model
+    rows = latest(history._default_manager.filter(source_id=state.id, history_date__lte=read.read_at))
     return _passages(sorted(rows, key=lambda row: row.seq), read.read_at)
 
 
-def _source_published(source_id: int, read: Listing) -> bool:
-    """Whether the source was published then (or, for a release, is one the release holds)."""
-    history = Source.history.model  # type: ignore[attr-defined]  # simple-history adds it
+def _source_published(source_id: int, read: Listing) -> Any:
+    """The source's state then if it was published (or, for a release, is one the release holds), else None."""
+    history = Source.history.model
     state = (history._default_manager.filter(id=source_id, history_date__lte=read.read_at)
              .order_by("-history_date", "-history_id").first())
     if state is None or state.history_type == "-" or state.status != Status.APPROVED:
-        return False
+        return None
     held = None if read.release is None else read.release.published.get(Source._meta.label_lower, {})
-    return held is None or held.get(str(source_id)) == state.version
+    return state if held is None or held.get(str(source_id)) == state.version else None
 
 
 def _passages(rows: list[Any], at: dt.datetime) -> list[dict[str, Any]]:
@@ -339,7 +345,7 @@ def _nested(model: type[Curated], parent_field: str, parent_id: int, shown: tupl
     links = [f for f in shown if isinstance(model._meta.get_field(f), models.ForeignKey)]
     slugs: dict[str, dict[int, str]] = {}
     for name in links:
-        related = model._meta.get_field(name).related_model
+        related: Any = model._meta.get_field(name).related_model
         ids = {getattr(row, f"{name}_id") for row in rows} - {None}
         slugs[name] = dict(related._default_manager.filter(pk__in=ids).values_list("pk", "slug")) if ids else {}
     statements = _statements(_STATEMENT_TARGETS[model._meta.label_lower], [row.id for row in rows], at)

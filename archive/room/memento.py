@@ -12,6 +12,7 @@ read: the record's version, or the release or moment of a list.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -35,7 +36,7 @@ from archive.models import (
 )
 from archive.models.registry import FictionMode
 from archive.room import citing, reading
-from archive.room.links import page_url, passage_url
+from archive.room.links import EDITION_PAGE, edition_page, page_url, passage_url
 
 # Fields a reader does not read as the record's content: bookkeeping, or shown elsewhere on the page.
 _NOT_SHOWN = {"slug", "status", "version", "created_at", "updated_at", "reviewed_at", "name", "title",
@@ -193,4 +194,45 @@ def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     response["Memento-Datetime"] = when
     response["Link"] = (f'<{request.build_absolute_uri(reverse("room:home"))}>; rel="original latest-version", '
                         f'<{reference.url}>; rel="memento"; datetime="{when}"')
+    return response
+
+
+def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
+    """A source's edition as published at a moment or as a release holds it: its passages and the citations then."""
+    try:
+        read = mementos.listing(request.GET)
+    except mementos.BadValue as bad:
+        raise reading.BadParameter(bad.name, bad.message) from bad
+    state = mementos.source_state(slug, read)
+    if not _shown_in(mode, state.is_fiction):
+        raise Http404(_("No record has this name."))
+    raw_page = request.GET.get("page", "1")
+    if not (raw_page.isascii() and raw_page.isdigit()) or len(raw_page) > 9 or int(raw_page) < 1:
+        raise reading.BadParameter("page", _("A page is a whole number from 1."))
+    page = int(raw_page)
+    passages = mementos.source_passages(slug, read)
+    pages = edition_page(passages[-1]["seq"] if passages else 0)
+    if page > max(pages, 1):
+        raise Http404(_("This edition has no such page."))
+    release = read.release.number if read.release is not None else None
+    held = f"release={release}" if release is not None else f"as_of={quote(read.read_at.isoformat())}"
+    current = reverse("room:source", kwargs={"slug": slug})
+    context = {
+        "record": state,
+        "passages": passages[(page - 1) * EDITION_PAGE: page * EDITION_PAGE],
+        "page": page,
+        "pages": range(1, pages + 1) if pages > 1 else range(0),
+        "held": held,
+        "listing": {"release": release, "read_at": read.read_at, "current_url": current + reading.query_suffix(mode),
+                    "memento_url": f"{current}?{held}"},
+        "mode": mode,
+        "fiction_on": mode is not FictionMode.EXCLUDE,
+        "keep": reading.query_suffix(mode),
+        "reference": citing.for_page(citing.of_source(request, state)),
+    }
+    response = render(request, "room/source_memento.html", context)
+    when = http_date(read.read_at.timestamp())
+    response["Memento-Datetime"] = when
+    response["Link"] = (f'<{request.build_absolute_uri(current)}>; rel="original latest-version", '
+                        f'<{request.build_absolute_uri(current)}?{held}>; rel="memento"; datetime="{when}"')
     return response

@@ -254,3 +254,29 @@ def test_the_archive_as_of_a_release_downloads_as_a_reference(history: dict) -> 
     assert "UR  - http://testserver/?as_of=" in ris
     assert client.get("/cite/archive/?format=ris").status_code == 400
     assert client.get("/cite/archive/?format=bibtex&release=9").status_code == 404
+
+
+def test_a_source_reads_as_published_then_with_the_citations_then(history: dict) -> None:
+    source = source_with_text("唐生智离开司令部。\n渡江而去。\n", slug="room-later")
+    # Every import writes its passages' history (archive/importing/bulk.py); the factory's bulk write does not.
+    Passage.history.bulk_history_create(list(Passage.objects.filter(source=source)))  # type: ignore[attr-defined]
+    tang = Person.objects.get(slug="tang")
+    cite(Passage.objects.get(source=source, seq=2), "渡江", person=tang)
+    client = Client()
+    answer = client.get(f"/sources/room-later/?as_of={_z(timezone.now())}")
+    assert answer.status_code == 200 and answer["Memento-Datetime"].endswith("GMT")
+    page = answer.content.decode()
+    assert "渡江而去。" in page and "<q lang=\"zh\">渡江</q>" in page and "The archive as published at" in page
+    assert 'href="/sources/room-later/" rel="original latest-version"' in page
+    assert '<http://testserver/sources/room-later/>; rel="original latest-version"' in answer["Link"]
+    assert client.get("/sources/room-later/?release=1").status_code == 404  # published after the release
+    assert client.get(f"/sources/room-later/?as_of={_z(history['before'])}").status_code == 404
+    assert client.get(f"/sources/room-later/?as_of={_z(timezone.now())}&page=x").status_code == 400
+    assert client.get(f"/sources/room-later/?as_of={_z(timezone.now())}&page=9").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/timeline/", "/map/", "/order-of-battle/", "/search/?q=唐", "/releases/"])
+def test_a_page_of_the_archive_as_it_is_now_refuses_a_date_saying_so(history: dict, path: str) -> None:
+    joined = "&" if "?" in path else "?"
+    answer = Client().get(f"{path}{joined}release=1")
+    assert answer.status_code == 400 and "“release”" in answer.content.decode()
