@@ -57,8 +57,8 @@ from archive.models.citations import TARGET_FIELDS
 from archive.models.revisions import Revision, RevisionState
 
 __all__ = ["LIST_PARAMETERS", "PARAMETERS", "BadValue", "Listing", "Memento", "asked", "changed_by", "document",
-           "fields", "latest", "listing", "moment", "number", "passage", "published", "published_states", "release",
-           "source_passages", "source_state"]
+           "fields", "latest", "listing", "moment", "moment_text", "number", "passage", "published", "published_states",
+           "release", "source_passages", "source_state"]
 
 PARAMETERS = ("as_of", "release", "version")
 LIST_PARAMETERS = ("as_of", "release")
@@ -110,6 +110,11 @@ def moment(text: str) -> dt.datetime:
     if found > now and not (len(text) == 10 and found.date() == now.astimezone(dt.UTC).date()):
         raise BadValue("as_of", _("%(moment)s is still to come: give a moment up to now.") % {"moment": text})
     return min(found, now)
+
+
+def moment_text(at: dt.datetime) -> str:
+    """A moment as ``as_of`` takes it in a permanent link: ISO 8601 in UTC, written with Z (no character to escape)."""
+    return at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def number(params: Mapping[str, Any], name: str) -> int:

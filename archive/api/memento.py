@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
-from urllib.parse import quote
 
 from django.utils.http import http_date
 from drf_spectacular.types import OpenApiTypes
@@ -146,7 +145,7 @@ def _marked(response: Response, read: mementos.Listing, base: str) -> Response:
     when = http_date(read.read_at.timestamp())
     response["Memento-Datetime"] = when
     held = (f"release={read.release.number}" if read.release is not None
-            else f"as_of={quote(read.read_at.isoformat())}")
+            else f"as_of={mementos.moment_text(read.read_at)}")
     response["Link"] = f'<{base}>; rel="original latest-version", <{base}?{held}>; rel="memento"; datetime="{when}"'
     return response
 

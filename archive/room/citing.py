@@ -18,13 +18,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from archive import mementos
 from archive.models import Event, Location, Person, Source, Unit
 
 # What a record is in schema.org, as the API's JSON-LD says it (`archive.api.linked_data`).
@@ -124,11 +124,9 @@ def of_archive(request: HttpRequest, *, release: int | None, at: dt.datetime) ->
     data links are the API's lists read the same way, and a release's page
     with its downloads and checksums.
     """
-    query = f"release={release}" if release is not None else f"as_of={quote(at.isoformat(timespec='microseconds'))}"
+    query = f"release={release}" if release is not None else f"as_of={mementos.moment_text(at)}"
     issued = timezone.localtime(at).date()
-    title = (_("%(site)s, release %(number)d") % {"site": site_name(), "number": release} if release is not None
-             else _("%(site)s, as published at %(moment)s") % {"site": site_name(),
-                                                                "moment": at.isoformat(timespec="seconds")})
+    title = _("Records of the retreat from Nanjing")
     cite = reverse("room:cite_archive")
     links = {"api": _absolute(request, reverse("api:person-list") + f"?{query}")}
     links.update({name: cite + f"?format={name}&{query}" for name in FORMATS})
@@ -137,9 +135,8 @@ def of_archive(request: HttpRequest, *, release: int | None, at: dt.datetime) ->
     return Reference(
         key=f"archive-r{release}" if release is not None else f"archive-{at:%Y%m%dT%H%M%S}",
         title=title, url=_absolute(request, reverse("room:home") + f"?{query}"), read=timezone.localdate(),
-        authors=[site_name()], issued=issued, year=str(issued.year), publisher=site_name(),
-        csl_type="dataset", schema_type="Dataset", links=links, release=release,
-        as_of=None if release is not None else at,
+        authors=[site_name()], issued=issued, year=str(issued.year), csl_type="dataset", schema_type="Dataset",
+        links=links, release=release, as_of=None if release is not None else at,
     )
 
 

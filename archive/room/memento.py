@@ -12,7 +12,6 @@ read: the record's version, or the release or moment of a list.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -215,7 +214,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     if page > max(pages, 1):
         raise Http404(_("This edition has no such page."))
     release = read.release.number if read.release is not None else None
-    held = f"release={release}" if release is not None else f"as_of={quote(read.read_at.isoformat())}"
+    held = f"release={release}" if release is not None else f"as_of={mementos.moment_text(read.read_at)}"
     current = reverse("room:source", kwargs={"slug": slug})
     context = {
         "record": state,
