@@ -12,8 +12,15 @@ it, each as of that moment.
 - ``release``: the version of the record that release ``N`` holds.
 - ``version``: the record's version ``N`` as published (the permanent link).
 
-A value that cannot be read raises `BadValue` naming its parameter; a record
-not published then raises ``Http404`` saying so.
+A list (`listing`, `published_states`) takes ``as_of`` or ``release``: the
+records published at that moment, or those a release holds, at the version
+it holds. A record's document carries what its page shows as it stood then:
+its statements (the accounts of its values), and a person's posts or an
+event's participations with theirs.
+
+A value that cannot be read, or a moment still to come, raises `BadValue`
+naming its parameter; a record not published then, or a release that does
+not exist, raises ``Http404`` saying so.
 """
 
 from __future__ import annotations
@@ -30,14 +37,31 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 
-from archive.models import Citation, Curated, LocationAlias, PersonName, Release, Status, UnitAlias
+from archive.models import (
+    Citation,
+    Curated,
+    Event,
+    LocationAlias,
+    Participation,
+    Passage,
+    Person,
+    PersonName,
+    Post,
+    Release,
+    Source,
+    Statement,
+    Status,
+    UnitAlias,
+)
 from archive.models.citations import TARGET_FIELDS
 from archive.models.revisions import Revision, RevisionState
 
-__all__ = ["PARAMETERS", "BadValue", "Memento", "asked", "changed_by", "document", "fields", "latest", "moment",
-           "number", "published"]
+__all__ = ["LIST_PARAMETERS", "PARAMETERS", "BadValue", "Listing", "Memento", "asked", "changed_by", "document",
+           "fields", "latest", "listing", "moment", "moment_text", "number", "passage", "published", "published_states",
+           "release", "source_passages", "source_state"]
 
 PARAMETERS = ("as_of", "release", "version")
+LIST_PARAMETERS = ("as_of", "release")
 # Names and aliases are part of a record's document; read as of the moment too.
 _CHILDREN: dict[str, tuple[type[models.Model], str, str, tuple[str, ...]]] = {
     "archive.person": (PersonName, "person", "names", ("name", "kind")),
@@ -81,7 +105,16 @@ def moment(text: str) -> dt.datetime:
         raise BadValue("as_of", _("Give a date (2026-12-01) or an ISO 8601 moment (2026-12-01T12:00Z)."))
     if timezone.is_naive(found):
         found = timezone.make_aware(found, dt.UTC)
-    return found
+    now = timezone.now()
+    # Today reads as of now; a later day or moment has no published state yet.
+    if found > now and not (len(text) == 10 and found.date() == now.astimezone(dt.UTC).date()):
+        raise BadValue("as_of", _("%(moment)s is still to come: give a moment up to now.") % {"moment": text})
+    return min(found, now)
+
+
+def moment_text(at: dt.datetime) -> str:
+    """A moment as ``as_of`` takes it in a permanent link: ISO 8601 in UTC, written with Z (no character to escape)."""
+    return at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def number(params: Mapping[str, Any], name: str) -> int:
@@ -99,10 +132,51 @@ def latest(rows: models.QuerySet) -> list[Any]:
     return [row for row in seen.values() if row.history_type != "-"]
 
 
-def published(model: type[Curated], slug: str, params: Mapping[str, Any]) -> Memento:
-    """The published state of record ``slug`` that ``params`` asks for (one of `PARAMETERS`)."""
+def release(params: Mapping[str, Any]) -> Release:
+    """The release ``?release=N`` names (only what a reading needs); a release that does not exist is a 404."""
+    release_number = number(params, "release")
+    found = Release.objects.filter(number=release_number).only("number", "published", "made_at").first()
+    if found is None:
+        raise Http404(_("There is no release %(number)s.") % {"number": release_number})
+    return found
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a list read as of a date or a release is read at: the moment, and the release if one was named."""
+
+    read_at: dt.datetime
+    release: Release | None
+
+
+def listing(params: Mapping[str, Any]) -> Listing:
+    """The moment (and release) of a list's ``?as_of=`` or ``?release=``; a list has no ``version``."""
+    given = [name for name in LIST_PARAMETERS if name in params]
+    if "version" in params:
+        raise BadValue("version", _("A list takes one of %(names)s.") % {"names": ", ".join(LIST_PARAMETERS)})
+    if len(given) > 1:
+        raise BadValue(given[1], _("Give one of %(names)s, not several.") % {"names": ", ".join(LIST_PARAMETERS)})
+    if given == ["release"]:
+        found = release(params)
+        return Listing(found.made_at, found)
+    return Listing(moment(params["as_of"]), None)
+
+
+def published_states(model: type[Curated], read: Listing) -> list[Any]:
+    """The history rows of the records of ``model`` published then (or held by the release), in one query."""
     history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
-    named = history._default_manager.filter(slug=slug).order_by("-history_date", "-history_id").first()
+    versions = None if read.release is None else read.release.published.get(model._meta.label_lower, {})
+    return [row for row in latest(history._default_manager.filter(history_date__lte=read.read_at))
+            if row.status == Status.APPROVED and (versions is None or versions.get(str(row.id)) == row.version)]
+
+
+def published(model: type[Curated], slug: str | int, params: Mapping[str, Any], *, key: str = "slug") -> Memento:
+    """The published state of record ``slug`` that ``params`` asks for (one of `PARAMETERS`).
+
+    A record the API names by its id (a citation) is looked up with ``key="id"``.
+    """
+    history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
+    named = history._default_manager.filter(**{key: slug}).order_by("-history_date", "-history_id").first()
     if named is None:
         raise Http404(_("No record has this name."))
     rows = history._default_manager.filter(id=named.id)
@@ -119,16 +193,13 @@ def published(model: type[Curated], slug: str, params: Mapping[str, Any]) -> Mem
         return Memento(state, at)
     read_at: dt.datetime | None = None
     if given == ["release"]:
-        release_number = number(params, "release")
-        release = Release.objects.filter(number=release_number).only("published", "made_at").first()
-        if release is None:
-            raise Http404(_("There is no release %(number)s.") % {"number": release_number})
-        version = release.published.get(model._meta.label_lower, {}).get(str(named.id))
+        held = release(params)
+        version = held.published.get(model._meta.label_lower, {}).get(str(named.id))
         if version is None:
             raise Http404(_("%(kind)s %(slug)s is not in release %(number)s.") % {
-                "kind": kind, "slug": slug, "number": release_number})
-        rows = rows.filter(history_date__lte=release.made_at)
-        read_at = release.made_at
+                "kind": kind, "slug": slug, "number": held.number})
+        rows = rows.filter(history_date__lte=held.made_at)
+        read_at = held.made_at
     else:
         version = number(params, "version")
     state = rows.filter(version=version, status=Status.APPROVED).order_by("-history_date", "-history_id").first()
@@ -136,6 +207,63 @@ def published(model: type[Curated], slug: str, params: Mapping[str, Any]) -> Mem
         raise Http404(_("%(kind)s %(slug)s was never published as version %(version)s.") % {
             "kind": kind, "slug": slug, "version": version})
     return Memento(state, read_at or _published_until(rows, state))
+
+
+def passage(pk: int, read: Listing) -> dict[str, Any]:
+    """Passage ``pk`` as it stood then, with the published citations that rested on it; its source published then.
+
+    A passage has no version of its own: it is read with its source, as of a
+    moment or as a release holds the source.
+    """
+    history = Passage.history.model
+    rows = latest(history._default_manager.filter(id=pk, history_date__lte=read.read_at))
+    if not rows or _source_published(rows[0].source_id, read) is None:
+        raise Http404(_("Passage %(id)s was not published at %(moment)s.") % {
+            "id": pk, "moment": read.read_at.isoformat()})
+    return _passages(rows, read.read_at)[0]
+
+
+def source_state(slug: str, read: Listing) -> Any:
+    """The history row of source ``slug`` as published then (or as the release holds it); else a 404 saying so."""
+    named = Source.history.model._default_manager.filter(slug=slug).order_by("-history_date", "-history_id").first()
+    state = None if named is None else _source_published(named.id, read)
+    if state is None:
+        raise Http404(_("Source %(slug)s was not published at %(moment)s.") % {
+            "slug": slug, "moment": read.read_at.isoformat()})
+    return state
+
+
+def source_passages(slug: str, read: Listing) -> list[dict[str, Any]]:
+    """The passages of source ``slug`` as they stood then, in order, each with its citations then."""
+    state = source_state(slug, read)
+    history = Passage.history.model
+    rows = latest(history._default_manager.filter(source_id=state.id, history_date__lte=read.read_at))
+    return _passages(sorted(rows, key=lambda row: row.seq), read.read_at)
+
+
+def _source_published(source_id: int, read: Listing) -> Any:
+    """The source's state then if it was published (or, for a release, is one the release holds), else None."""
+    history = Source.history.model
+    state = (history._default_manager.filter(id=source_id, history_date__lte=read.read_at)
+             .order_by("-history_date", "-history_id").first())
+    if state is None or state.history_type == "-" or state.status != Status.APPROVED:
+        return None
+    held = None if read.release is None else read.release.published.get(Source._meta.label_lower, {})
+    return state if held is None or held.get(str(source_id)) == state.version else None
+
+
+def _passages(rows: list[Any], at: dt.datetime) -> list[dict[str, Any]]:
+    """Passages' own fields then, each with the published citations then that rest on it (one query for all)."""
+    history = Citation.history.model
+    cited: dict[int, list[dict[str, Any]]] = {}
+    ids = [row.id for row in rows]
+    found = latest(history._default_manager.filter(passage_id__in=ids, history_date__lte=at)) if ids else []
+    for row in sorted(found, key=lambda r: r.slug):
+        if row.status == Status.APPROVED:
+            cited.setdefault(row.passage_id, []).append(
+                {"id": row.id, "slug": row.slug, "quote": row.quote, "start": row.start, "end": row.end,
+                 "claim": row.claim, "rank": row.rank, "version": row.version})
+    return [{**fields(row, Passage), "id": row.id, "citations": cited.get(row.id, [])} for row in rows]
 
 
 def _published_until(rows: models.QuerySet, state: Any) -> dt.datetime:
@@ -174,7 +302,64 @@ def document(model: type[Curated], state: Any, at: dt.datetime) -> dict[str, Any
              "claim": row.claim, "rank": row.rank}
             for row in sorted(rows, key=lambda r: r.slug) if row.status == Status.APPROVED
         ]
+    target = _STATEMENT_TARGETS.get(model._meta.label_lower)
+    if target is not None:
+        found["statements"] = _statements(target, [state.id], at).get(state.id, [])
+    nested = _NESTED.get(model._meta.label_lower)
+    if nested is not None:
+        nested_model, parent_field, key, shown = nested
+        found[key] = _nested(nested_model, parent_field, state.id, shown, at)
     return found
+
+
+# The statements (accounts of values) of a record kind, by the statement's field that points at it.
+_STATEMENT_TARGETS = {"archive.person": "person", "archive.event": "event", "archive.location": "location",
+                      "archive.post": "post", "archive.participation": "participation"}
+# A person's posts and an event's participations are part of its page: read as of the moment too.
+_NESTED: dict[str, tuple[type[Curated], str, str, tuple[str, ...]]] = {
+    Person._meta.label_lower: (Post, "person", "posts", ("slug", "unit", "title", "date_from", "date_to", "acting",
+                                                         "concurrent", "note")),
+    Event._meta.label_lower: (Participation, "event", "participations", ("slug", "person", "unit", "role",
+                                                                         "position", "note")),
+}
+_STATEMENT_FIELDS = ("slug", "field", "value", "as_written", "rank", "basis", "reasoning", "reference", "note",
+                     "position")
+
+
+def _published_rows(model: type[models.Model], at: dt.datetime, **lookup: Any) -> list[Any]:
+    history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it
+    rows = latest(history._default_manager.filter(**lookup, history_date__lte=at))
+    return [row for row in rows if row.status == Status.APPROVED]
+
+
+def _statements(target: str, ids: list[int], at: dt.datetime) -> dict[int, list[dict[str, Any]]]:
+    """The published statements of the records ``ids`` then, by record id, in the order a page shows them."""
+    by_record: dict[int, list[dict[str, Any]]] = {}
+    rows = _published_rows(Statement, at, **{f"{target}_id__in": ids})
+    for row in sorted(rows, key=lambda r: (r.field, r.position, r.id)):
+        by_record.setdefault(getattr(row, f"{target}_id"), []).append(
+            {name: getattr(row, name) for name in _STATEMENT_FIELDS})
+    return by_record
+
+
+def _nested(model: type[Curated], parent_field: str, parent_id: int, shown: tuple[str, ...], at: dt.datetime
+            ) -> list[dict[str, Any]]:
+    """A record's posts or participations published then, the records they name by slug, each with its statements."""
+    rows = sorted(_published_rows(model, at, **{f"{parent_field}_id": parent_id}),
+                  key=lambda r: (getattr(r, "position", None) is None, getattr(r, "position", 0) or 0, r.slug))
+    links = [f for f in shown if isinstance(model._meta.get_field(f), models.ForeignKey)]
+    slugs: dict[str, dict[int, str]] = {}
+    for name in links:
+        related: Any = model._meta.get_field(name).related_model
+        ids = {getattr(row, f"{name}_id") for row in rows} - {None}
+        slugs[name] = dict(related._default_manager.filter(pk__in=ids).values_list("pk", "slug")) if ids else {}
+    statements = _statements(_STATEMENT_TARGETS[model._meta.label_lower], [row.id for row in rows], at)
+    return [
+        {**{name: (slugs[name].get(getattr(row, f"{name}_id")) if name in slugs else getattr(row, name))
+            for name in shown},
+         "statements": statements.get(row.id, [])}
+        for row in rows
+    ]
 
 
 def changed_by(model: type[models.Model], record_id: int, version: int) -> Revision | None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.http import Http404
 from django.utils.http import http_date
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
@@ -30,10 +29,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from archive import mementos
-from archive.models import Curated, Release, Status
+from archive.models import Curated
 
 __all__ = ["DETAIL_SCHEMA", "LIST_PARAMETERS", "LIST_SCHEMA", "PARAMETERS", "asked", "memento_list",
-           "memento_response"]
+           "memento_response", "passage_response", "source_passages_response"]
 
 PARAMETERS = mementos.PARAMETERS
 T = TypeVar("T")
@@ -51,9 +50,9 @@ def _read(reading: Callable[[], T]) -> T:
         raise ValidationError({bad.name: [bad.message]}) from bad
 
 
-def memento_response(model: type[Curated], slug: str, request: Request) -> Response:
-    """The record ``slug`` as published then, marked as a memento of its current document."""
-    found = _read(lambda: mementos.published(model, slug, request.query_params))
+def memento_response(model: type[Curated], slug: str | int, request: Request, key: str = "slug") -> Response:
+    """The record ``slug`` (or of id ``slug``, with ``key="id"``) as published then, marked as a memento."""
+    found = _read(lambda: mementos.published(model, slug, request.query_params, key=key))
     state, moment = found.state, found.read_at
     current = request.build_absolute_uri(request.path)
     permanent = f"{current}?version={state.version}"
@@ -75,7 +74,7 @@ def memento_response(model: type[Curated], slug: str, request: Request) -> Respo
     return response
 
 
-LIST_PARAMETERS = ("as_of", "release")
+LIST_PARAMETERS = mementos.LIST_PARAMETERS
 _LIST_KEEPS = {"as_of", "release", "page", "page_size", "format"}
 
 
@@ -85,45 +84,69 @@ def _count(request: Request, name: str, default: int, largest: int) -> int:
     return min(_read(lambda: mementos.number(request.query_params, name)), largest)
 
 
-def memento_list(model: type[Curated], request: Request) -> Response:
+def memento_list(model: type[Curated], request: Request, key: str = "slug") -> Response:
     """The records of ``model`` published at a moment or in a release, by slug, paged; read from the history.
 
     Each item holds the record's own fields then and its permanent link; the
     nested names and citations are in each record's own memento.
     """
-    given = [name for name in LIST_PARAMETERS if name in request.query_params]
-    if "version" in request.query_params or len(given) > 1:
-        raise ValidationError({"version" if "version" in request.query_params else given[1]:
-                               [f"A list takes one of {', '.join(LIST_PARAMETERS)}."]})
+    read = _list_reading(request)
+    states = mementos.published_states(model, read)
+    states.sort(key=lambda row: getattr(row, key))
+    base = request.build_absolute_uri(request.path)
+    shown = _paged(request, states)
+    return _marked(Response({
+        "count": len(states),
+        "memento": _about(read, base),
+        "results": [{**mementos.fields(row, model), **({"id": row.id} if key == "id" else {}),
+                     "version": row.version, "permalink": f"{base}{getattr(row, key)}/?version={row.version}"}
+                    for row in shown],
+    }), read, base)
+
+
+def passage_response(pk: int, request: Request) -> Response:
+    """A passage as it stood then, with the citations published then that rest on it; a passage has no version."""
+    read = _list_reading(request)
+    base = request.build_absolute_uri(request.path)
+    document = mementos.passage(pk, read)
+    return _marked(Response({"memento": _about(read, base), **document}), read, base)
+
+
+def source_passages_response(slug: str, request: Request) -> Response:
+    """The passages of a source as they stood then, paged, each with the citations published then."""
+    read = _list_reading(request)
+    passages = mementos.source_passages(slug, read)
+    base = request.build_absolute_uri(request.path)
+    return _marked(Response({"count": len(passages), "memento": _about(read, base),
+                             "results": _paged(request, passages)}), read, base)
+
+
+def _list_reading(request: Request) -> mementos.Listing:
+    read = _read(lambda: mementos.listing(request.query_params))
     other = sorted(set(request.query_params) - _LIST_KEEPS)
     if other:
         raise ValidationError({name: ["Filters do not apply to a list as of a date or release."] for name in other})
-    history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
-    versions: dict[str, int] | None = None
-    if given == ["release"]:
-        number = _read(lambda: mementos.number(request.query_params, "release"))
-        release = Release.objects.filter(number=number).only("published", "made_at").first()
-        if release is None:
-            raise Http404(f"There is no release {number}.")
-        moment = release.made_at
-        versions = release.published.get(model._meta.label_lower, {})
-    else:
-        moment = _read(lambda: mementos.moment(request.query_params["as_of"]))
-    states = [row for row in mementos.latest(history._default_manager.filter(history_date__lte=moment))
-              if row.status == Status.APPROVED and (versions is None or versions.get(str(row.id)) == row.version)]
-    states.sort(key=lambda row: row.slug)
+    return read
+
+
+def _paged(request: Request, items: list[T]) -> list[T]:
     size = _count(request, "page_size", 50, 200)
     page = _count(request, "page", 1, 10**6)
-    shown = states[(page - 1) * size: page * size]
-    base = request.build_absolute_uri(request.path)
-    response = Response({
-        "count": len(states),
-        "memento": {"read_as_of": moment.isoformat(), "current": base},
-        "results": [{**mementos.fields(row, model), "version": row.version,
-                     "permalink": f"{base}{row.slug}/?version={row.version}"} for row in shown],
-    })
-    response["Memento-Datetime"] = http_date(moment.timestamp())
-    response["Link"] = f'<{base}>; rel="original latest-version"'
+    return items[(page - 1) * size: page * size]
+
+
+def _about(read: mementos.Listing, base: str) -> dict[str, object]:
+    return {"read_as_of": read.read_at.isoformat(), "current": base,
+            **({"release": read.release.number} if read.release is not None else {})}
+
+
+def _marked(response: Response, read: mementos.Listing, base: str) -> Response:
+    """Memento-Datetime the moment read; Link the current answer and this one, which keeps its address."""
+    when = http_date(read.read_at.timestamp())
+    response["Memento-Datetime"] = when
+    held = (f"release={read.release.number}" if read.release is not None
+            else f"as_of={mementos.moment_text(read.read_at)}")
+    response["Link"] = f'<{base}>; rel="original latest-version", <{base}?{held}>; rel="memento"; datetime="{when}"'
     return response
 
 

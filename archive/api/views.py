@@ -161,18 +161,20 @@ class ArchiveViewMixin(_ViewSetBase):
                         pairs.append((name, canonical))
             allowed |= parameters.PAGINATION
             pairs += self.paginator.canonical(request)
-            if isinstance(self, RecordViewSet) and self.action == "list":
-                allowed |= set(memento.LIST_PARAMETERS)
-                pairs += [(name, request.query_params[name]) for name in memento.PARAMETERS
-                          if name in request.query_params]
-        elif isinstance(self, RecordViewSet):
-            allowed |= set(memento.PARAMETERS)
-            pairs += [(name, request.query_params[name]) for name in memento.PARAMETERS if name in request.query_params]
+        names = self.memento_names()
+        allowed |= set(names)
+        pairs += [(name, request.query_params[name]) for name in names if name in request.query_params]
         parameters.refuse_unknown(request, allowed)
         fiction = request.query_params.get("fiction")
         if fiction:
             pairs.append(("fiction", fiction_mode(request).value))
         return pairs
+
+    def memento_names(self) -> tuple[str, ...]:
+        """The parameters of a read as of a date, a release or a version that this action answers."""
+        if self.action in ("list", "passages"):
+            return memento.LIST_PARAMETERS
+        return memento.PARAMETERS if self.action == "retrieve" else ()
 
     def handle_exception(self, exc: Exception) -> Any:
         if isinstance(exc, caching.CachedResponse):
@@ -430,11 +432,13 @@ class SourceViewSet(RecordViewSet):
             return selectors.passages()
         return super().get_queryset()
 
-    @extend_schema(responses=serializers.PassageSerializer(many=True))
+    @extend_schema(responses=serializers.PassageSerializer(many=True), parameters=memento.LIST_SCHEMA)
     @action(detail=True, methods=["get"], url_path="passages", url_name="passages",
             serializer_class=serializers.PassageSerializer, filterset_class=filters.PassageFilter)
     def passages(self, request: Request, slug: str) -> Response:
         """The passages of a source in order, each with the citations that rest on it."""
+        if memento.asked(request):  # read from the history, never from the stored documents
+            return memento.source_passages_response(slug, request)
         source = get_object_or_404(selectors.sources(), slug=slug)
         default = FictionMode.INCLUDE if source.is_fiction else FictionMode.EXCLUDE
         mode = fiction_mode(request, default)
@@ -472,7 +476,13 @@ class PassageViewSet(ArchiveViewMixin, mixins.RetrieveModelMixin, viewsets.Gener
         """The kind and key of the stored document a detail's path names (Http404 for a key that is no id)."""
         return "passage", _id(kwargs["pk"])
 
+    def memento_names(self) -> tuple[str, ...]:
+        return memento.LIST_PARAMETERS  # a passage has no version of its own: it is read with its source
+
+    @extend_schema(parameters=memento.LIST_SCHEMA)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):
+            return memento.passage_response(_id(self.kwargs["pk"]), request)
         if self.reads_stored():
             answer = self.stored_detail(*self.stored_lookup(self.kwargs))
             if answer is not None:
@@ -564,7 +574,10 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
     def get_object(self) -> Citation:
         return get_object_or_404(selectors.citations_with_targets(), pk=_id(self.kwargs["pk"]))
 
+    @extend_schema(parameters=memento.LIST_SCHEMA)
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):  # read from the history, never from the stored documents
+            return memento.memento_list(Citation, request, key="id")
         whole, keep = self.whole_page()
         if whole is not None:
             return whole
@@ -598,7 +611,10 @@ class CitationViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
         """The kind and key of the stored document a detail's path names (Http404 for a key that is no id)."""
         return "citation", _id(kwargs["pk"])
 
+    @extend_schema(parameters=memento.DETAIL_SCHEMA)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if memento.asked(request):
+            return memento.memento_response(Citation, _id(self.kwargs["pk"]), request, key="id")
         if self.reads_stored():
             answer = self.stored_detail(*self.stored_lookup(self.kwargs))
             if answer is not None:

@@ -150,6 +150,12 @@ def _records(model: type[models.Model], using: str, file_names: dict[int, str], 
     # Natural keys of related rows are read through joins, not one query per row.
     deeper = [f"{f.name}__source" for f in local if f.is_relation and f.related_model is Passage]
     queryset = model._default_manager.db_manager(using).select_related(*relations, *deeper)
+    # A joined source is read for its natural key only: its text, loaded once per row, would hold a
+    # copy of the whole source in memory for each of its passages.
+    texts = [f"{name}__text" for name in relations if model._meta.get_field(name).related_model is Source] + [
+        f"{name}__text" for name in deeper]
+    if texts:
+        queryset = queryset.defer(*texts)
     names = {f.name for f in model._meta.fields}
     if model is Passage:
         queryset = queryset.order_by("source__slug", "seq")

@@ -1,7 +1,10 @@
 """How to cite a room page: Chicago author-date text, CSL-JSON, BibTeX and RIS, and the tags reference managers read.
 
 A record page is cited as a page of the archive, at the version read (its
-permanent link, `?version=`), with the date it was read. A source page cites
+permanent link, `?version=`), with the date it was read. The lists of the
+reading room read as of a release or a moment cite the archive as it stood
+then: a release by its number (its downloads are the citable snapshot), a
+moment by the moment. A source page cites
 the source itself, by its own bibliographic fields (those the API gives as CSL-JSON),
 with the edition's address. Zotero and other reference managers read the
 `citation_*` (Highwire) and Dublin Core tags and the JSON-LD of the page's
@@ -21,6 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from archive import mementos
 from archive.models import Event, Location, Person, Source, Unit
 
 # What a record is in schema.org, as the API's JSON-LD says it (`archive.api.linked_data`).
@@ -64,6 +68,8 @@ class Reference:
     csl_type: str = "webpage"
     links: dict[str, str] = field(default_factory=dict)  # API, JSON-LD, TEI, the downloads
     schema_type: str = "WebPage"
+    release: int | None = None  # the archive as a release holds it
+    as_of: dt.datetime | None = None  # the archive as published at a moment
 
     @property
     def date_text(self) -> str:
@@ -110,6 +116,30 @@ def of_record(request: HttpRequest, model: type, *, slug: str, name: str, versio
     )
 
 
+def of_archive(request: HttpRequest, *, release: int | None, at: dt.datetime) -> Reference:
+    """The reading room's lists as a release holds them (``release``) or as published at the moment ``at``.
+
+    Cited by the permanent address of that reading (``/?release=N`` or
+    ``/?as_of=<moment>``), issued on the release's date or at the moment; the
+    data links are the API's lists read the same way, and a release's page
+    with its downloads and checksums.
+    """
+    query = f"release={release}" if release is not None else f"as_of={mementos.moment_text(at)}"
+    issued = timezone.localtime(at).date()
+    title = _("Records of the retreat from Nanjing")
+    cite = reverse("room:cite_archive")
+    links = {"api": _absolute(request, reverse("api:person-list") + f"?{query}")}
+    links.update({name: cite + f"?format={name}&{query}" for name in FORMATS})
+    if release is not None:
+        links["release"] = _absolute(request, reverse("room:releases") + f"#release-{release}")
+    return Reference(
+        key=f"archive-r{release}" if release is not None else f"archive-{at:%Y%m%dT%H%M%S}",
+        title=title, url=_absolute(request, reverse("room:home") + f"?{query}"), read=timezone.localdate(),
+        authors=[site_name()], issued=issued, year=str(issued.year), csl_type="dataset", schema_type="Dataset",
+        links=links, release=release, as_of=None if release is not None else at,
+    )
+
+
 def of_source(request: HttpRequest, source: Source) -> Reference:
     """A source, by its own bibliographic fields (those the API's CSL-JSON gives), read in the room's edition."""
     authors = [name for name in re.split(r"\s*[;；、]\s*", source.author.strip()) if name]
@@ -137,11 +167,24 @@ def chicago(ref: Reference) -> str:
         pieces.append(_sentence(ref.container))
     if ref.version is not None:
         pieces.append(_("Version %(number)d.") % {"number": ref.version})
+    if ref.release is not None:
+        pieces.append(_("Release %(number)d.") % {"number": ref.release})
+    elif ref.as_of is not None:
+        pieces.append(_("As published at %(moment)s.") % {"moment": ref.as_of.isoformat(timespec="seconds")})
     if ref.publisher:
         pieces.append(_sentence(f"{ref.place}: {ref.publisher}" if ref.place else ref.publisher))
     pieces.append(_("Accessed %(date)s.") % {"date": ref.read.isoformat()})
     pieces.append(f"{ref.url}.")
     return " ".join(pieces)
+
+
+def _edition(ref: Reference) -> str:
+    """The version a reference manager records: a record's version, a release's number, or the moment read."""
+    if ref.version is not None:
+        return str(ref.version)
+    if ref.release is not None:
+        return _("release %(number)d") % {"number": ref.release}
+    return ref.as_of.isoformat(timespec="seconds") if ref.as_of is not None else ""
 
 
 def _date_parts(day: dt.date) -> dict[str, Any]:
@@ -158,7 +201,7 @@ def csl(ref: Reference) -> list[dict[str, Any]]:
     elif ref.year.isdigit():
         item["issued"] = {"date-parts": [[int(ref.year)]]}
     optional = {"container-title": ref.container, "publisher": ref.publisher, "publisher-place": ref.place,
-                "language": ref.language, "version": str(ref.version) if ref.version is not None else ""}
+                "language": ref.language, "version": _edition(ref)}
     item.update({key: value for key, value in optional.items() if value})
     return [item]
 
@@ -175,7 +218,7 @@ def bibtex(ref: Reference) -> str:
     kind = "book" if ref.csl_type == "book" else "misc"
     fields = [("title", ref.title), ("author", " and ".join(f"{{{a}}}" for a in ref.authors)),
               ("year", ref.year), ("publisher", ref.publisher), ("address", ref.place),
-              ("howpublished", ref.container), ("version", str(ref.version) if ref.version is not None else ""),
+              ("howpublished", ref.container), ("version", _edition(ref)),
               ("url", ref.url), ("urldate", ref.read.isoformat()), ("language", ref.language)]
     key = re.sub(r"[^A-Za-z0-9_-]", "", ref.key) or "record"
     lines = [f"@{kind}{{{key},"]
@@ -191,7 +234,7 @@ def ris(ref: Reference) -> str:
     kind = {"book": "BOOK", "chapter": "CHAP", "article": "GEN", "article-newspaper": "NEWS"}.get(ref.csl_type, "ELEC")
     rows = [("TY", kind), ("TI", ref.title), *(("AU", name) for name in ref.authors), ("PY", ref.year),
             ("DA", ref.issued.strftime("%Y/%m/%d") if ref.issued else ""), ("T2", ref.container),
-            ("PB", ref.publisher), ("CY", ref.place), ("ET", str(ref.version) if ref.version is not None else ""),
+            ("PB", ref.publisher), ("CY", ref.place), ("ET", _edition(ref)),
             ("LA", ref.language), ("UR", ref.url), ("Y2", ref.read.strftime("%Y/%m/%d"))]
     lines = [f"{tag}  - {' '.join(str(value).split())}" for tag, value in rows if value]
     return "\r\n".join([*lines, "ER  - ", ""])
@@ -221,8 +264,9 @@ def json_ld(ref: Reference) -> dict[str, Any]:
                                 "url": ref.url}
     optional: dict[str, Any] = {
         "description": ref.description,
-        "author": [{"@type": "Organization" if ref.version is not None else "Person", "name": a} for a in ref.authors],
-        "datePublished": ref.date_text, "inLanguage": ref.language, "version": ref.version,
+        "author": [{"@type": "Person" if ref.version is None and ref.csl_type != "dataset" else "Organization",
+                    "name": a} for a in ref.authors],
+        "datePublished": ref.date_text, "inLanguage": ref.language, "version": _edition(ref),
         "sameAs": ref.links.get("jsonld") or ref.links.get("api"),
         "publisher": {"@type": "Organization", "name": ref.publisher} if ref.publisher else None,
     }
@@ -238,4 +282,4 @@ def json_ld(ref: Reference) -> dict[str, Any]:
 def for_page(ref: Reference) -> dict[str, Any]:
     """What a page's head and its "Cite this" show."""
     return {"chicago": chicago(ref), "links": ref.links, "meta": head_tags(ref), "json_ld": json_ld(ref),
-            "version": ref.version}
+            "version": ref.version, "release": ref.release, "as_of": ref.as_of}

@@ -24,6 +24,7 @@ urlpatterns = [
     path("events/<str:slug>/", counted(views.event), name="event"),
     path("favicon.ico", site_files.favicon, name="favicon"),
     path("robots.txt", site_files.robots, name="robots"),
+    path("cite/archive/", counted(views.cite_archive), name="cite_archive"),
     path("cite/<str:kind>/<str:slug>/", counted(views.cite), name="cite"),
     path("search/", counted(views.search_page), name="search"),
     path("releases/", counted(views.releases), name="releases"),

@@ -72,6 +72,21 @@ def reads_mode(view: View) -> View:
     return wrapped
 
 
+def read_now(view: View) -> View:
+    """A page drawn from the archive as it is now: `?as_of=` or `?release=` is a 400 that says where to read then."""
+
+    def wrapped(request: HttpRequest, mode: FictionMode, *args: Any, **kwargs: Any) -> HttpResponse:
+        given = next((name for name in mementos.PARAMETERS if name in request.GET), None)
+        if given is not None:
+            raise reading.BadParameter(given, _("This page shows the archive as it is now. The home page's lists, "
+                                                "the record pages and the sources are read as of a date or a release."))
+        return view(request, mode, *args, **kwargs)
+
+    wrapped.__name__ = view.__name__
+    wrapped.__doc__ = view.__doc__
+    return wrapped
+
+
 def versioned(model: type[Curated], route: str) -> Callable[[View], View]:
     """A record page that also answers ``?as_of=``, ``?release=`` or ``?version=`` with the record as published then."""
 
@@ -151,6 +166,9 @@ def _accounts(record: Any, mode: FictionMode) -> list[dict[str, Any]]:
 
 @reads_mode
 def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    if mementos.asked(request.GET):  # the lists as a release holds them or as published then
+        return memento.home(request, mode)
+
     def listed(model: type[Curated], order: str) -> Any:
         visible = selectors.filter_fiction(model.objects.approved(), mode)
         return visible.only("slug", order, "fictional").order_by(order, "slug")
@@ -244,6 +262,8 @@ def _passages_of(source: Source, low: int, high: int) -> QuerySet:
 @reads_mode
 def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     """A source as an edition: numbered passages, every cited span marked and linked to its records."""
+    if mementos.asked(request.GET):  # the edition as published then, or as a release holds it
+        return memento.source(request, mode, slug)
     record = _visible(selectors.sources(), mode, slug, "is_fiction")
     raw_page = request.GET.get("page", "1")
     if not (raw_page.isascii() and raw_page.isdigit()) or int(raw_page) < 1:
@@ -311,6 +331,7 @@ def _window_query(window: reading.Window, mode: FictionMode, narrow: dict[str, A
 
 
 @reads_mode
+@read_now
 def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     window = reading.window(request)
     narrow = _narrowing(request, mode)
@@ -335,6 +356,7 @@ def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 
 
 @reads_mode
+@read_now
 def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     window = reading.window(request)
     narrow = _narrowing(request, mode)
@@ -361,6 +383,7 @@ def _step(moment: dt.datetime, hours: int, window: reading.Window, mode: Fiction
 
 
 @reads_mode
+@read_now
 def night_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     """Who was where at one moment, by which account, with who commanded what: a slider moves the moment."""
     moment = reading.moment(request, "at", night.DEFAULT_AT)
@@ -381,11 +404,13 @@ def night_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 
 
 @reads_mode
+@read_now
 def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode))}, mode)
 
 
 @reads_mode
+@read_now
 def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     """Records and passages matching the reader's words, folded as the archive folds them, a page at a time."""
     raw = request.GET.get("q", "")
@@ -446,6 +471,27 @@ def cite(request: HttpRequest, mode: FictionMode, kind: str, slug: str) -> HttpR
 
 
 @reads_mode
+def cite_archive(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+    """The reference of the archive as a release holds it (`?release=N`) or as published then (`?as_of=`), as a file."""
+    fmt = request.GET.get("format", "")
+    if fmt not in citing.FORMATS:
+        raise reading.BadParameter("format", _("“%(value)s” is not one of %(choices)s.") % {
+            "value": fmt, "choices": ", ".join(citing.FORMATS)})
+    if not mementos.asked(request.GET):
+        raise reading.BadParameter("release", _("Give the release (release=N) or the moment (as_of=) to cite."))
+    try:
+        read = mementos.listing(request.GET)
+    except mementos.BadValue as bad:
+        raise reading.BadParameter(bad.name, bad.message) from bad
+    ref = citing.of_archive(request, release=read.release.number if read.release else None, at=read.read_at)
+    media_type, extension = citing.FORMATS[fmt]
+    response = HttpResponse(citing.render(ref, fmt), content_type=f"{media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{ref.key}.{extension}"'
+    return response
+
+
+@reads_mode
+@read_now
 def releases(request: HttpRequest, mode: FictionMode) -> HttpResponse:
     """The releases, newest first, with their files and checksums."""
     listed = Release.objects.defer("published", "contributors").prefetch_related("files").order_by("-number")

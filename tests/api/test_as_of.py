@@ -123,3 +123,72 @@ def test_a_list_as_of_a_moment_or_release_answers_the_records_published_then(his
         assert client.get(f"/api/v1/persons/?as_of={timezone.now().isoformat().replace('+00:00', 'Z')}").json()[
             "count"] == 6
     assert len(more) == len(few)
+
+
+def test_a_moment_still_to_come_is_a_400_and_a_list_of_an_unknown_release_a_404(history: dict) -> None:
+    client = Client()
+    tomorrow = (timezone.now() + dt.timedelta(days=1)).date().isoformat()
+    for path in (PATH, "/api/v1/persons/"):
+        future = client.get(f"{path}?as_of={tomorrow}")
+        assert future.status_code == 400 and "as_of" in future.json()
+        assert client.get(f"{path}?as_of=2999-01-01T00:00Z").status_code == 400
+    assert client.get("/api/v1/persons/?release=99").status_code == 404
+    assert client.get("/api/v1/persons/?release=x").status_code == 400
+
+
+def test_a_list_read_as_of_a_release_links_itself_as_a_memento(history: dict) -> None:
+    answer = Client().get("/api/v1/persons/?release=1")
+    assert answer.json()["memento"]["release"] == 1
+    assert '<http://testserver/api/v1/persons/?release=1>; rel="memento"' in answer["Link"]
+    moment = Client().get(f"/api/v1/units/?as_of={history['published'].isoformat().replace('+00:00', 'Z')}")
+    assert moment.status_code == 200 and 'rel="memento"' in moment["Link"] and "release" not in moment.json()[
+        "memento"]
+
+
+def _source_with_history(text: str, slug: str) -> object:
+    """A source whose passages have their history rows, as every import writes them."""
+    source = source_with_text(text, slug=slug)
+    Passage.history.bulk_history_create(list(Passage.objects.filter(source=source)))  # type: ignore[attr-defined]
+    return source
+
+
+def test_citations_passages_and_a_sources_passages_read_as_of_then(history: dict) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from archive.models import Citation
+
+    source = _source_with_history("唐生智离开司令部。\n渡江而去。\n", "later-source")
+    first = Citation.objects.get(quote="唐生智")
+    tang = Person.objects.get(slug="tang")
+    later = cite(Passage.objects.get(source=source, seq=1), "司令部", person=tang)
+    client = Client()
+
+    released = client.get("/api/v1/citations/?release=1").json()
+    assert [(r["id"], r["quote"]) for r in released["results"]] == [(first.pk, "唐生智")]
+    now = timezone.now().isoformat().replace("+00:00", "Z")
+    assert {r["id"] for r in client.get(f"/api/v1/citations/?as_of={now}").json()["results"]} == {first.pk, later.pk}
+    assert client.get(f"/api/v1/citations/{later.pk}/?release=1").status_code == 404
+    detail = client.get(f"/api/v1/citations/{first.pk}/?release=1")
+    assert detail.status_code == 200 and detail.json()["quote"] == "唐生智" and "Memento-Datetime" in detail
+
+    assert client.get("/api/v1/sources/later-source/passages/?release=1").status_code == 404  # not yet published
+    with CaptureQueriesContext(connection) as queries:
+        passages = client.get(f"/api/v1/sources/later-source/passages/?as_of={now}")
+    assert passages.status_code == 200 and passages["Memento-Datetime"].endswith("GMT")
+    assert [(p["seq"], [c["quote"] for c in p["citations"]]) for p in passages.json()["results"]] == [
+        (1, ["司令部"]), (2, [])]
+    longer = _source_with_history("".join(f"第{n}句。\n" for n in range(1, 9)), "longer-source")
+    for passage in Passage.objects.filter(source=longer):
+        cite(passage, passage.text[:2], person=tang)
+    now = timezone.now().isoformat().replace("+00:00", "Z")
+    with CaptureQueriesContext(connection) as more:
+        assert client.get(f"/api/v1/sources/longer-source/passages/?as_of={now}").json()["count"] == 8
+    assert len(more) == len(queries)
+
+    one = Passage.objects.get(source=source, seq=1)
+    single = client.get(f"/api/v1/passages/{one.pk}/?as_of={now}")
+    assert single.status_code == 200 and single.json()["text"] == one.text
+    assert client.get(f"/api/v1/passages/{one.pk}/?release=1").status_code == 404
+    assert client.get(f"/api/v1/passages/{one.pk}/?version=1").status_code == 400
+    assert client.get("/api/v1/sources/later-source/passages/?as_of=2999-01-01").status_code == 400

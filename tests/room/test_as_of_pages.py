@@ -13,9 +13,9 @@ from django.test import Client
 from django.utils import timezone
 
 from archive.importing.releases import make_release
-from archive.models import Event, Location, Passage, Person, PersonName, Revision, Unit
+from archive.models import Event, Location, Participation, Passage, Person, PersonName, Post, Revision, Statement, Unit
 from archive.services import decisions, records, revisions
-from tests.factories import approved, cite, source_with_text, user
+from tests.factories import approved, cite, publish_change, source_with_text, user
 
 pytestmark = pytest.mark.django_db
 
@@ -49,13 +49,20 @@ def _published_then_changed() -> dict[str, object]:
     PersonName.objects.create(person=tang, name="唐孟潇", kind="courtesy")
     source = source_with_text("唐生智离开司令部。\n", slug="room-hist")
     cite(Passage.objects.get(source=source, seq=1), "唐生智", person=tang)
-    approved(Unit(slug="hq", name="卫戍司令部", side="chinese"), author=author, reviewer=reviewer)
+    hq = approved(Unit(slug="hq", name="卫戍司令部", side="chinese"), author=author, reviewer=reviewer)
     approved(Location(slug="nanjing", name="南京", kind="city"), author=author, reviewer=reviewer)
-    approved(Event(slug="leaves", title="唐生智离城", description="渡江"), author=author, reviewer=reviewer)
+    leaves = approved(Event(slug="leaves", title="唐生智离城", description="渡江"), author=author, reviewer=reviewer)
+    # What the person's and the event's pages show besides their own fields: a post, a participation, an account.
+    post = approved(Post(slug="tang-hq", person=tang, unit=hq, title="司令长官"), author=author, reviewer=reviewer)
+    approved(Participation(slug="tang-leaves", event=leaves, person=tang, role="escaped"), author=author,
+             reviewer=reviewer)
+    approved(Statement(slug="leaves-date", field="date", value="1937-12-12", as_written="十二日傍晚", event=leaves,
+                       basis="reference", reference="《南京保卫战》"), author=author, reviewer=reviewer)
     make_release(by="operator", base_url="http://testserver")
     time.sleep(0.01)
     published = timezone.now()
     time.sleep(0.01)
+    publish_change(post, title="首都卫戍司令长官")
     tang = Person.objects.get(slug="tang")
     first_version = tang.version
     tang.description = "南京卫戍司令长官，12日傍晚离城"
@@ -171,3 +178,105 @@ def test_a_page_read_as_of_a_moment_cites_that_version(history: dict) -> None:
     current = Person.objects.get(slug="tang").version
     assert current != first
     assert f"http://testserver{PAGE}?version={current}" in client.get(PAGE).content.decode()
+
+
+def test_posts_participations_and_accounts_are_read_as_of_then_too(history: dict) -> None:
+    client = Client()
+    assert "首都卫戍司令长官" in client.get("/api/v1/persons/tang/").content.decode()
+    person = client.get("/api/v1/persons/tang/?release=1").json()
+    assert [(p["slug"], p["unit"], p["title"]) for p in person["posts"]] == [("tang-hq", "hq", "司令长官")]
+    event = client.get("/api/v1/events/leaves/?release=1").json()
+    assert [(p["person"], p["role"]) for p in event["participations"]] == [("tang", "escaped")]
+    assert [(s["field"], s["as_written"]) for s in event["statements"]] == [("date", "十二日傍晚")]
+    page = client.get(f"{PAGE}?release=1").content.decode()
+    assert "司令长官" in page and "首都卫戍司令长官" not in page and 'href="/units/hq/"' in page
+    assert "十二日傍晚" in client.get("/events/leaves/?release=1").content.decode()
+    # Before the post was published, the person's memento has none.
+    assert client.get(f"/api/v1/persons/tang/?version={history['first_version']}").json()["posts"]
+
+
+def _home(client: Client, query: str) -> Any:
+    return client.get(f"/?{query}")
+
+
+def test_the_home_lists_as_a_release_holds_them_are_marked_linked_and_cited(history: dict) -> None:
+    client = Client()
+    released = _home(client, "release=1")
+    assert released.status_code == 200
+    page = released.content.decode()
+    assert "The archive as release 1 holds it" in page
+    assert f'href="{PAGE}?version={history["first_version"]}"' in page  # each record at the version listed
+    assert 'href="/" rel="original latest-version"' in page
+    assert released["Memento-Datetime"].endswith("GMT")
+    assert '<http://testserver/>; rel="original latest-version"' in released["Link"]
+    assert '<http://testserver/?release=1>; rel="memento"' in released["Link"]
+    cite_block = page[page.index('class="cite"'):]
+    assert "Release 1." in cite_block and "http://testserver/?release=1." in cite_block
+    assert 'href="/releases/#release-1"' in cite_block or "/releases/#release-1" in cite_block
+    # Before anything was published, the lists are empty; the current home page is not a memento.
+    before = _home(client, f"as_of={_z(history['before'])}").content.decode()
+    assert f'href="{PAGE}' not in before and "The archive as published at" in before
+    assert "Memento-Datetime" not in client.get("/")
+
+
+def test_the_home_lists_as_of_a_moment_take_the_same_queries_whatever_their_length(history: dict) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    with CaptureQueriesContext(connection) as few:
+        assert _home(client, "as_of=" + _z(timezone.now())).status_code == 200
+    for n in range(3):
+        approved(Person(slug=f"later-{n}", name=f"后来{n}", side="chinese"))
+        approved(Unit(slug=f"later-unit-{n}", name=f"后来部队{n}", side="chinese"))
+    with CaptureQueriesContext(connection) as more:
+        page = _home(client, "as_of=" + _z(timezone.now())).content.decode()
+    assert 'href="/people/later-2/?version=' in page
+    assert len(more) == len(few)
+
+
+@pytest.mark.parametrize(("query", "status"), [
+    ("as_of=yesterday", 400), ("as_of=2999-01-01", 400), ("as_of=2999-01-01T00:00Z", 400), ("release=0", 400),
+    ("version=1", 400), ("as_of=2026-12-01&release=1", 400), ("release=99", 404),
+])
+def test_the_home_lists_refuse_what_they_cannot_read(history: dict, query: str, status: int) -> None:
+    assert _home(Client(), query).status_code == status
+
+
+def test_the_archive_as_of_a_release_downloads_as_a_reference(history: dict) -> None:
+    import json
+
+    client = Client()
+    item = json.loads(client.get("/cite/archive/?format=csl&release=1").content)[0]
+    assert item["URL"] == "http://testserver/?release=1" and item["version"] == "release 1"
+    moment = _z(history["published"])
+    ris = client.get(f"/cite/archive/?format=ris&as_of={moment}").content.decode()
+    assert "UR  - http://testserver/?as_of=" in ris
+    assert client.get("/cite/archive/?format=ris").status_code == 400
+    assert client.get("/cite/archive/?format=bibtex&release=9").status_code == 404
+
+
+def test_a_source_reads_as_published_then_with_the_citations_then(history: dict) -> None:
+    source = source_with_text("唐生智离开司令部。\n渡江而去。\n", slug="room-later")
+    # Every import writes its passages' history (archive/importing/bulk.py); the factory's bulk write does not.
+    Passage.history.bulk_history_create(list(Passage.objects.filter(source=source)))  # type: ignore[attr-defined]
+    tang = Person.objects.get(slug="tang")
+    cite(Passage.objects.get(source=source, seq=2), "渡江", person=tang)
+    client = Client()
+    answer = client.get(f"/sources/room-later/?as_of={_z(timezone.now())}")
+    assert answer.status_code == 200 and answer["Memento-Datetime"].endswith("GMT")
+    page = answer.content.decode()
+    assert "渡江而去。" in page and "<q lang=\"zh\">渡江</q>" in page and "The archive as published at" in page
+    assert 'href="/sources/room-later/" rel="original latest-version"' in page
+    assert '<http://testserver/sources/room-later/>; rel="original latest-version"' in answer["Link"]
+    assert client.get("/sources/room-later/?release=1").status_code == 404  # published after the release
+    assert client.get(f"/sources/room-later/?as_of={_z(history['before'])}").status_code == 404
+    assert client.get(f"/sources/room-later/?as_of={_z(timezone.now())}&page=x").status_code == 400
+    assert client.get(f"/sources/room-later/?as_of={_z(timezone.now())}&page=9").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/timeline/", "/map/", "/order-of-battle/", "/search/?q=唐", "/releases/"])
+def test_a_page_of_the_archive_as_it_is_now_refuses_a_date_saying_so(history: dict, path: str) -> None:
+    joined = "&" if "?" in path else "?"
+    answer = Client().get(f"{path}{joined}release=1")
+    assert answer.status_code == 400 and "“release”" in answer.content.decode()
