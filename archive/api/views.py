@@ -448,7 +448,9 @@ class SourceViewSet(RecordViewSet):
         source = get_object_or_404(selectors.sources(), slug=slug)
         default = FictionMode.INCLUDE if source.is_fiction else FictionMode.EXCLUDE
         mode = fiction_mode(request, default)
-        queryset = selectors.filter_fiction(selectors.passages(mode), mode, "source__is_fiction")
+        # A page of stored documents reads only the passages' keys: no prefetch of what they show is built.
+        rows = selectors.passage_rows() if self.reads_stored() else selectors.passages(mode)
+        queryset = selectors.filter_fiction(rows, mode, "source__is_fiction")
         queryset = self.filter_queryset(queryset.filter(source=source))
         self.note_last_modified(None, source.updated_at)
         if self.reads_stored():

@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from archive import selectors
 from archive.api import views
 from archive.models import DocumentVersion, StoredDocument
 from tests.api.conftest import ApiClient
@@ -86,3 +87,18 @@ def test_a_filtered_page_builds_no_prefetch_of_its_selector(
     DocumentVersion.objects.bump_everything()  # cold: the documents are built, by their own selector
     small = api.json(f"{BASE}/events/", person="tang-shengzhi", page_size=10)
     assert (small["count"], small["results"]) == (expected["count"], expected["results"][:10])
+
+
+def test_a_page_of_a_sources_passages_builds_no_prefetch_of_its_selector(
+        world: World, api: ApiClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = f"{BASE}/sources/history/passages/"
+    expected = api.json(path)
+    assert expected["results"]
+
+    def refused(mode: Any = None) -> Any:
+        raise AssertionError("the passages' prefetches were built for a page of stored documents")
+
+    monkeypatch.setattr(selectors, "passages", refused)
+    assert api.json(path) == expected
+    DocumentVersion.objects.bump_everything()  # cold: the documents are built, by their own selector
+    assert api.json(path) == expected
