@@ -16,7 +16,8 @@ connections per worker, as the API's `CONN_MAX_AGE` gives it.
 
 Each statement runs prepared with a cached plan, as an application that
 keeps its statements prepared would run it: the statements are tens of
-kilobytes, and planning one costs far more than running it. On its first
+kilobytes, and planning one costs far more than running it. A page's
+LIMIT and OFFSET are written into its statement (`_sized`). On its first
 use in a worker a statement is timed both ways, with PostgreSQL's generic
 plan (planned once, kept by the connection) and with a plan made for its
 parameters on each run (`_choose`), and from then on runs the faster way
@@ -120,7 +121,8 @@ def statement_name(statement: str) -> str:
     for group, names in (("page", PAGES), ("detail", DETAILS), ("events by", records.FILTERED_EVENTS),
                          ("page", {"passages of a source": texts.PAGES["passages of a source"]})):
         for name, text in names.items():
-            if text == statement:
+            head, _, tail = text.partition("%(limit)s")
+            if text == statement or (tail and statement.startswith(head) and statement.endswith(tail[-200:])):
                 return f"{group} {name}"
     return "other"
 
@@ -152,8 +154,27 @@ def _page_params(base: str, path: str, query: dict[str, list[str]]) -> dict[str,
     }
 
 
+def _sized(statement: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A page's statement with its LIMIT and OFFSET written in: one prepared statement per page size and offset.
+
+    With them as parameters, PostgreSQL's generic plan cannot know how few
+    rows a page takes and sorts every visible record (seconds at a million
+    passages), and a plan per run pays the planning each time; written in
+    (validated integers), the cached generic plan walks an index to the page.
+    """
+    limit, offset = int(params["limit"]), int(params["offset"])
+    return statement.replace("%(limit)s", str(limit)).replace("%(offset)s", str(offset)), params
+
+
 def statement_for(base: str, path: str, query_string: str = "") -> tuple[str, dict[str, Any]] | None:
     """The statement that answers `path` and its parameters, or None where the API answers 404 (or no statement)."""
+    found = _statement_for(base, path, query_string)
+    if found is None or "limit" not in found[1]:
+        return found
+    return _sized(*found)
+
+
+def _statement_for(base: str, path: str, query_string: str = "") -> tuple[str, dict[str, Any]] | None:
     query = parse_qs(query_string)
     if match := _PASSAGES.match(path):
         params = _page_params(base, path, query)
