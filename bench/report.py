@@ -210,7 +210,20 @@ def write_report(run: Run) -> None:
     for key, value in run.context.items():
         if key != "PostgreSQL":
             lines.append(f"- {key}: {value}")
-    if run.finished:
+    only = getattr(run.args, "only", None)
+    if run.finished and only:
+        carried = sorted({f.scale for f in figures if f.earlier})
+        lines.append(
+            f"- state: **partial: this run measured only {', '.join(only)}** (`--only`)"
+            + (
+                f"; the figures marked so in the table are from an earlier run at "
+                f"{', '.join(f'{n:,}' for n in carried)} passages"
+                if carried
+                else ""
+            )
+            + "."
+        )
+    elif run.finished:
         lines.append("- state: **complete**, every stage ran")
     else:
         carried = sorted({f.scale for f in figures if f.earlier})
