@@ -207,7 +207,7 @@ def _accounts() -> dict[str, Any]:
     from archive.models import DocumentVersion
     from bench import bulk_review
 
-    built = bulk_review._build(BULK)
+    built = bulk_review._build(BULK, accounts="bench-writes")  # apart from the accounts of the API's writers
     DocumentVersion.objects.bump_everything()  # written without signals, as a load is
     return built
 
