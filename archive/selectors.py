@@ -241,14 +241,18 @@ def sources() -> QuerySet[Source]:
     return Source.objects.approved().defer("text")
 
 
+def passage_rows() -> QuerySet[Passage]:
+    """The passages shown, in archive order, with nothing of what their documents show (a page's keys)."""
+    return Passage.objects.filter(source__status=APPROVED).order_by("source__slug", "seq")
+
+
 def passages(mode: FictionMode = FictionMode.INCLUDE) -> QuerySet[Passage]:
     return (
-        Passage.objects.filter(source__status=APPROVED)
+        passage_rows()
         .select_related("source", "quotes")
         .defer("source__text", "quotes__text")
         # A passage's citations are evidence for other records, whose visibility must be tested.
         .prefetch_related(_citations_prefetch(mode, of_parent=False))
-        .order_by("source__slug", "seq")
     )
 
 

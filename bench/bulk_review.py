@@ -55,16 +55,16 @@ def engine_env(url: str, work: Path) -> dict[str, str]:
     }
 
 
-def _build(items: int) -> dict[str, Any]:
-    """Four sets of `items` draft citations, the people they cite, and the two accounts."""
+def _build(items: int, accounts: str = "bench") -> dict[str, Any]:
+    """Four sets of `items` draft citations, the people they cite, and the two accounts (`accounts`-curator, …)."""
     from django.contrib.auth.models import Group, User
 
     from archive.models import Citation, Passage, Person, Source, Status
     from archive.text.segment import sha256_text
 
-    curator = User.objects.create_user("bench-curator", is_staff=True)
+    curator = User.objects.create_user(f"{accounts}-curator", is_staff=True)
     curator.groups.add(Group.objects.get(name="curator"))
-    reviewer = User.objects.create_user("bench-reviewer", is_staff=True)
+    reviewer = User.objects.create_user(f"{accounts}-reviewer", is_staff=True)
     reviewer.groups.add(Group.objects.get(name="reviewer"))
     lines = [f"第{n}段：唐生智在挹江门下令撤退，第{n}次。" for n in range(4 * items)]
     text = "\n".join(lines)

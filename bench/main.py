@@ -27,6 +27,11 @@ removes it at the end. It then
    citations (and with `?q=江`), in-process through django.test.Client,
    against Django's stock ModelAdmin of the same models; and the SQL queries
    per request of every API list endpoint at page_size 50 against 200;
+3b. reads after writes (`bench/stages/reads_writes.py`): the store's size
+   beside the passage table, before and after a `*` cycle; cold reads after
+   each kind of write and filtered pages beside the baseline's statement
+   with its cached plan; what a publish, a draft and a citation approval
+   cost with the read machinery on and off; 300 approvals in one bulk call;
 6. reconcile: 1,000 names through the reconciliation service in batches of
    50 against a plain `icontains` lookup of the same names.
 
@@ -66,10 +71,11 @@ from bench.stages.floor import floor_figures  # noqa: E402
 from bench.stages.generate import generate, setup_django  # noqa: E402
 from bench.stages.importing import import_figures  # noqa: E402
 from bench.stages.queries import api_query_figures  # noqa: E402
+from bench.stages.reads_writes import reads_writes_figures  # noqa: E402
 from bench.stages.reconcile import reconcile_figures  # noqa: E402
-from bench.stages.search import build_index, search_figures  # noqa: E402
+from bench.stages.search import build_index, long_lived_search_figures, search_figures  # noqa: E402
 
-STAGES = ["import", "api", "search", "admin", "reconcile"]  # the choices of --only, in the order they run
+STAGES = ["import", "api", "writes", "search", "admin", "reconcile"]  # the choices of --only, in the order they run
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -138,11 +144,20 @@ def measure(run: Run, url: str) -> None:
         ):
             mixed_figures(run, url, Path(logs))
         finish_stage(run, "API")
+    if "writes" in wanted:
+        if "api" not in wanted and not _documents_stored():
+            with stage(run, "stored documents", [("stored documents", "documents/s", "higher")]):
+                build_documents(run)
+        with in_process(), stage(run, "reads after writes, filtered pages, writes, store size",
+                                 [("reads after writes", "ms", "lower")]):
+            reads_writes_figures(run, url)
+        finish_stage(run, "reads after writes")
     if "search" in wanted:
         with stage(run, "search index", [("search index", "passages/s", "higher")]):
             build_index(run)
         finish_stage(run, "search index")
         search_figures(run)
+        long_lived_search_figures(run)
         with stage(run, "first request of a new worker", [("first request of a new worker", "ms", "lower")]):
             first_request_figures(run, url)
         finish_stage(run, "search")
@@ -159,6 +174,13 @@ def measure(run: Run, url: str) -> None:
             reconcile_figures(run)
         finish_stage(run, "reconcile")
     run.finished = True
+
+
+def _documents_stored() -> bool:
+    """Whether the archive measured already has its stored documents (a database an earlier run left built)."""
+    from archive.models import StoredDocument
+
+    return StoredDocument.objects.exists()
 
 
 def finish_stage(run: Run, name: str) -> None:

@@ -134,7 +134,27 @@ LIMITS = [
      "with no HTTP and no load: what a request costs, and where; its SQL is each statement's execute, "
      "results included, and its Python the rest; \"built by the serializers\" is the same request with the "
      "stored documents off (`API_STORED_DOCUMENTS=0`), the cost of a document not yet stored. The baseline is "
-     "the baseline app's statement, run from the same process."),
+     "the baseline app's statement with its cached plan, run from the same process."),
+    ("baseline check", "the baseline's statements run prepared with a cached plan (`bench/baseline_app.py`: the "
+     "faster of PostgreSQL's generic plan and a plan per run, timed on a statement's first use), so that its time "
+     "is its execution and not the planning of a statement of tens of kilobytes; the check sets the statement's "
+     "time, run from this process, beside its execution time by EXPLAIN ANALYZE."),
+    ("store size", "what the stored documents hold: every record's document in both fiction modes, the pages "
+     "and documents the API stages read, and, after a `*` cycle, the same built again beside the dead rows the "
+     "pruning left to VACUUM. Passages and citations are stored only as they are read."),
+    ("cold read after", "a document made stale by a write is built by its first reader through the serializers "
+     "and the ORM (its selector's prefetches: a dozen statements for an event, each in the ORM's Python), stored, "
+     "and served; a page then reads its records' documents, building those the write made stale. A source's "
+     "edit makes every document stale (`*`). The baseline's one statement with its cached plan builds the same "
+     "document in PostgreSQL, with no Python around it."),
+    ("events page ?", "a filtered page is never stored whole: the view runs the filter's query, counts and pages "
+     "the records' keys, and reads their stored documents in one statement, through Django's middleware and "
+     "DRF's view and filter set; the baseline builds the page in one statement."),
+    ("write cost", "the writer's transaction with the read machinery on pays the freshness tags: before and "
+     "after each saved row, the tags of the documents that show it, and one bump of their versions; the "
+     "rebuild of the documents it touched runs after the response (timed apart in the notes)."),
+    ("bulk review", "one transaction for all the citations (`archive.services.bulk`): their rows, history and "
+     "freshness tags in a few statements per model."),
     ("search", "passage hits come from the index in PostgreSQL (the first page walks an index in archive "
      "order, the count stops past 5,000); names are matched in an in-memory snapshot of the records, which a "
      "new process builds once from the records and the stored keys of their names, and rebuilds when a record "
@@ -190,7 +210,20 @@ def write_report(run: Run) -> None:
     for key, value in run.context.items():
         if key != "PostgreSQL":
             lines.append(f"- {key}: {value}")
-    if run.finished:
+    only = getattr(run.args, "only", None)
+    if run.finished and only:
+        carried = sorted({f.scale for f in figures if f.earlier})
+        lines.append(
+            f"- state: **partial: this run measured only {', '.join(only)}** (`--only`)"
+            + (
+                f"; the figures marked so in the table are from an earlier run at "
+                f"{', '.join(f'{n:,}' for n in carried)} passages"
+                if carried
+                else ""
+            )
+            + "."
+        )
+    elif run.finished:
         lines.append("- state: **complete**, every stage ran")
     else:
         carried = sorted({f.scale for f in figures if f.earlier})

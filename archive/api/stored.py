@@ -122,15 +122,17 @@ def enabled() -> bool:
     return bool(getattr(settings, "API_STORED_DOCUMENTS", True))
 
 
-def documents(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> list[str]:
+def documents(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode, *, missed: bool = False) -> list[str]:
     """The documents of the records named by `keys`, in that order, as JSON text with the origin mark.
 
     Those not stored, or stored under older versions, are built and stored
-    first; a key whose record is not shown in `mode` is left out.
+    first; a key whose record is not shown in `mode` is left out. `missed`
+    says the caller has just read the store and found none of them current:
+    they are built without reading it again.
     """
     variant = kind.variant(mode)
     tags = [kind.tag(key) for key in keys]
-    found = _read(tags, variant)
+    found = {} if missed else _read(tags, variant)
     missing = [key for key, tag in zip(keys, tags, strict=True) if tag not in found]
     if missing:
         found.update(_build_once(kind, missing, mode))
@@ -152,8 +154,9 @@ def _build_once(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> d
     alias = router.db_for_write(StoredDocument)
     try:
         with transaction.atomic(using=alias):
-            _wait_for_other_builders(alias, [f"{kind.tag(key)}|{variant}" for key in keys])
-            found = _read([kind.tag(key) for key in keys], variant)
+            waited = _wait_for_other_builders(alias, [f"{kind.tag(key)}|{variant}" for key in keys])
+            # Read again only where another builder may have stored them meanwhile.
+            found = _read([kind.tag(key) for key in keys], variant) if waited else {}
             rest = [key for key in keys if kind.tag(key) not in found]
             if rest:
                 found.update(build(kind, rest, mode))
@@ -164,14 +167,26 @@ def _build_once(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> d
     return found
 
 
-def _wait_for_other_builders(alias: str, names: list[str]) -> None:
+def _wait_for_other_builders(alias: str, names: list[str]) -> bool:
+    """Take the builders' locks of `names`; answer whether another builder may have stored some meanwhile.
+
+    One document (a cold detail) is first tried without waiting: a lock
+    taken at once means nobody was building it, and the store need not be
+    read again. Several are locked in one order, waiting, and read again.
+    """
     connection = connections[alias]
     if connection.vendor != "postgresql":
-        return
+        return True  # SQLite's IMMEDIATE transaction may have waited for another writer
+    wanted = sorted(set(names))
     with connection.cursor() as cursor:
+        if len(wanted) == 1:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", wanted)
+            if cursor.fetchone()[0]:
+                return False
         # Taken in one order by every worker, so two never wait on each other; released at the commit.
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(name, 0)) "
-                       "FROM unnest(%s::text[]) AS name ORDER BY name", [sorted(set(names))])
+                       "FROM unnest(%s::text[]) AS name ORDER BY name", [wanted])
+    return True
 
 
 def _tables(connection: BaseDatabaseWrapper) -> tuple[str, str]:
@@ -241,6 +256,21 @@ def current_detail(kind: DocumentKind, key: object,
         return None
     default = FictionMode.INCLUDE if next(iter(found.values())).fictional else FictionMode.EXCLUDE
     return found.get(kind.variant(choose(default)))
+
+
+# What the stored answers found not current in this request (`stored_answers`), so that its view builds it
+# without reading the store a second time.
+_MISSED = "archive_stored_missed"
+
+
+def note_missed(request: Any, kind: str, key: object) -> None:
+    """Remember that `request` found no current document of `kind` and `key` (a record's key or a page's variant)."""
+    setattr(request, _MISSED, (kind, key))
+
+
+def missed(request: Any, kind: str, key: object) -> bool:
+    """Whether this request has already found no current document of `kind` and `key`."""
+    return getattr(request, _MISSED, None) == (kind, key)
 
 
 # Stored pages of a list live under its list's tag (`archive.freshness`: `kind:list`), one variant per spelling.

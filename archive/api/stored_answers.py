@@ -133,7 +133,10 @@ class StoredAnswerMiddleware:
             kind, key = type(view).stored_lookup(kwargs)  # type: ignore[attr-defined]  # checked in `_view`
         except Http404:
             return None
-        return stored.current_detail(stored.KINDS[kind], key, lambda default: default)
+        found = stored.current_detail(stored.KINDS[kind], key, lambda default: default)
+        if found is None:
+            stored.note_missed(request, kind, key)
+        return found
 
     def stored_page(self, view: APIView, request: HttpRequest) -> stored.Detail | None:
         """The current stored page a list's query names (`stored.page_variant`: no filter, the default size)."""
@@ -142,4 +145,7 @@ class StoredAnswerMiddleware:
         variant = stored.page_variant(request.META.get("QUERY_STRING", ""), page_size)
         if kind is None or variant is None:
             return None
-        return stored.current_page(stored.KINDS[kind], variant)
+        found = stored.current_page(stored.KINDS[kind], variant)
+        if found is None:
+            stored.note_missed(request, kind, variant)
+        return found

@@ -247,7 +247,9 @@ class ArchiveViewMixin(_ViewSetBase):
         variant = stored.page_variant(self.request.META.get("QUERY_STRING", ""), self.paginator.page_size)
         if variant is None:
             return None, None
-        current = stored.current_page(stored.KINDS[kind], variant)
+        # The stored answers have read it already when it was not current: not read twice in one request.
+        current = None if stored.missed(self.request, kind, variant) else stored.current_page(stored.KINDS[kind],
+                                                                                              variant)
         if current is not None:
             self.last_modified = current.last_modified
             return _written(stored.single(current.body, self.request)), None
@@ -272,14 +274,18 @@ class ArchiveViewMixin(_ViewSetBase):
         One statement and no record read: the stored facts give its reading
         without `fiction` and its Last-Modified.
         """
+        if stored.missed(self.request, kind, key):
+            return None  # the stored answers found none current in this request, in the same reading
         detail = stored.current_detail(stored.KINDS[kind], key, lambda default: fiction_mode(self.request, default))
         if detail is None:
+            stored.note_missed(self.request, kind, key)
             return None
         self.last_modified = detail.last_modified
         return _written(stored.single(detail.body, self.request))
 
     def stored_single(self, kind: str, key: object, mode: FictionMode) -> Response:
-        found = stored.documents(stored.KINDS[kind], [key], mode)
+        # Found not current in this request (`stored_detail`): built without reading the store again.
+        found = stored.documents(stored.KINDS[kind], [key], mode, missed=stored.missed(self.request, kind, key))
         if not found:
             raise Http404("No record has this name.")
         return _written(stored.single(found[0], self.request))
@@ -310,6 +316,10 @@ class RecordViewSet(ArchiveViewMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self) -> QuerySet:
         mode = fiction_mode(self.request)
+        if self.action == "list" and self.reads_stored():
+            # A page of stored documents reads only its records' keys: the prefetches of `select` would be
+            # built for nothing (the same records: each `select` is `base_queryset` with its prefetches).
+            return selectors.filter_fiction(self.base_queryset(), mode, self.fiction_field)
         return selectors.filter_fiction(type(self).select(mode), mode, self.fiction_field)
 
     @extend_schema(parameters=memento.LIST_SCHEMA)
@@ -442,7 +452,9 @@ class SourceViewSet(RecordViewSet):
         source = get_object_or_404(selectors.sources(), slug=slug)
         default = FictionMode.INCLUDE if source.is_fiction else FictionMode.EXCLUDE
         mode = fiction_mode(request, default)
-        queryset = selectors.filter_fiction(selectors.passages(mode), mode, "source__is_fiction")
+        # A page of stored documents reads only the passages' keys: no prefetch of what they show is built.
+        rows = selectors.passage_rows() if self.reads_stored() else selectors.passages(mode)
+        queryset = selectors.filter_fiction(rows, mode, "source__is_fiction")
         queryset = self.filter_queryset(queryset.filter(source=source))
         self.note_last_modified(None, source.updated_at)
         if self.reads_stored():

@@ -182,3 +182,24 @@ def _statements() -> tuple[dict[str, str], dict[str, str]]:
 
 # The statement of a page (parameters `limit`, `offset`, `next`, `previous`) and of a detail (`slug`), by path.
 PAGES, DETAILS = _statements()
+
+
+def _took_part(who: str) -> str:
+    """The event `e` has a visible participation of the approved person or unit named by `slug` (`EventFilter`)."""
+    return f"""e.id IN (SELECT pa.event_id FROM archive_participation pa
+        JOIN archive_event pe ON pe.id = pa.event_id AND pe.status = 'approved'
+        LEFT JOIN archive_person pp ON pp.id = pa.person_id AND pp.status = 'approved'
+        LEFT JOIN archive_unit pu ON pu.id = pa.unit_id AND pu.status = 'approved'
+        WHERE pa.status = 'approved' AND (pp.id IS NOT NULL OR pu.id IS NOT NULL)
+          AND pa.{who}_id = (SELECT w.id FROM archive_{who} w WHERE w.slug = %(slug)s AND w.status = 'approved'))"""
+
+
+def _filtered_events() -> dict[str, str]:
+    table, alias, document, keys, order = _KINDS["events"]
+    return {who: page(f"archive_{table} {alias}", alias, f"{visible(alias)} AND {_took_part(who)}", keys, order,
+                      document("false"))
+            for who in ("person", "unit")}
+
+
+# The events page filtered by `?person=` or `?unit=` (parameter `slug` besides a page's), by filter.
+FILTERED_EVENTS = _filtered_events()

@@ -126,6 +126,21 @@ def api_figures(run: Run, url: str, log_dir: Path) -> None:
         say(f"  {equivalence}")
         for endpoint in measured:
             _endpoint_figures(run, endpoint, servers, equivalence)
+        run.context["baseline's plans"] = _baseline_plans(base, workers)
+
+
+def _baseline_plans(port: int, workers: int) -> str:
+    """Which plan each statement of the baseline app ran with, as its workers chose them (`/plans/`)."""
+    from bench import load
+
+    chosen: dict[str, set[str]] = {}
+    for _ in range(4 * workers):  # gunicorn hands each request to any worker: ask often enough to reach each
+        for name, choice in json.loads(load.get(port, "/plans/")[1]).items():
+            chosen.setdefault(name, set()).add(choice["mode"])
+    if not chosen:
+        return "none chosen"
+    return "; ".join(f"{name}: {'/'.join(sorted(modes))}" for name, modes in sorted(chosen.items())) + (
+        " (each statement prepared, with the faster of the generic plan and a plan per run, chosen by each worker)")
 
 
 def _endpoint_figures(run: Run, endpoint: Endpoint, servers: dict[str, int], equivalence: str) -> None:

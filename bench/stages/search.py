@@ -7,6 +7,7 @@ must read the passage search entries through an index.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 
@@ -139,5 +140,55 @@ def search_figures(run: Run) -> None:
                     f"{'reads' if uses_index else 'does NOT read'} the passage search entries through an index "
                     "(the grams GIN for a rare term, the (source, seq) B-tree walked in order for a common one), "
                     "no sequential scan of them",
+                )
+            )
+
+
+# Terms of three and four characters: the ones a generic plan of the prepared statement would read badly.
+LONG_LIVED_TERMS = tuple(term for term in SEARCH_TERMS if len(term) in (3, 4) and not term.isascii())
+LONG_LIVED_RUNS = 30  # past the fifth run, where PostgreSQL may settle a prepared statement on its generic plan
+
+
+def long_lived_search_figures(run: Run) -> None:
+    """The same search many times on one connection, as a worker that lives for hours runs it, beside LIKE.
+
+    PostgreSQL may switch a prepared statement to its generic plan after five
+    runs; the figure is the median of the runs after the tenth, and the
+    connection's prepared statements are read for the generic plans they used.
+    """
+    from django.db import connection
+
+    from archive import search
+
+    for term in LONG_LIVED_TERMS:
+        with stage(run, f"search {term} on a long-lived worker", [(f"search “{term}”, long-lived", "ms", "lower")]):
+            times = []
+            for _ in range(LONG_LIVED_RUNS):
+                started = time.perf_counter()
+                len(search.search(term, limit=20))
+                times.append((time.perf_counter() - started) * 1000)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*), coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0) "
+                               "FROM pg_prepared_statements")
+                statements, generic, custom = cursor.fetchone()
+            baseline, description, _matching = _like_baseline(term)
+            baseline_ms = median_ms(baseline, run.args.search_repeat)
+            late = sorted(times[10:])
+            ours_ms = late[len(late) // 2]
+            run.add(
+                Figure(
+                    f"search “{term}” on a long-lived worker: latency of runs 11–{LONG_LIVED_RUNS} (first 20 and "
+                    "the count)",
+                    ours_ms,
+                    "ms",
+                    description,
+                    baseline_ms,
+                    "lower",
+                    target="at least 3× faster (ratio ≤ 0.33)",
+                    met=ours_ms * 3 <= baseline_ms,
+                    notes=f"{LONG_LIVED_RUNS} runs of `archive.search.search` on this process's one connection: "
+                    f"median {statistics.median(times[:5]):.1f} ms over runs 1–5, {ours_ms:.1f} ms over runs "
+                    f"11–{LONG_LIVED_RUNS}, slowest {max(late):.1f} ms; the connection's prepared statements: "
+                    f"{statements}, with {generic} generic and {custom} custom plans used",
                 )
             )

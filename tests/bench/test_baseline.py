@@ -21,7 +21,7 @@ from django.db import connection
 from django.test import Client
 
 from archive import selectors
-from archive.models import Event, Location, Passage, Person, Source, Status, Unit
+from archive.models import Event, Location, Participation, Passage, Person, Source, Status, Unit
 from bench import baseline_app, synthetic
 from tests.json_difference import first_difference
 from tests.shipped import collection_loaded
@@ -41,9 +41,9 @@ def baseline(settings: Any) -> Iterator[None]:
         pytest.skip("no seed texts in fixtures/sources")
     connection.ensure_connection()
     # Share the test's connection, so that the baseline sees the rows of this test's transaction.
-    baseline_app._connection = connection.connection
+    baseline_app.share(connection.connection)
     yield
-    baseline_app._connection = None
+    baseline_app.share(None)
 
 
 def _baseline_get(path: str) -> object:
@@ -187,6 +187,17 @@ def test_the_baseline_builds_the_apis_documents(baseline: None) -> None:
     paths = ["/api/v1/events/?page_size=50", "/api/v1/events/?page_size=8&page=2", "/api/v1/events/?page_size=8&page=3"]
     paths += [f"/api/v1/persons/{slug}/" for slug in persons[:40]]
     paths += [f"/api/v1/persons/{slug}/" for slug in sorted(fictional & set(persons))[:5]]
+    # The events of a person or a unit (`?person=`, `?unit=`), at the default size and paged small.
+    taking_part = Participation.objects.filter(selectors.visible_participation_q(), event__fictional=False)
+    for who in ("person", "unit"):
+        events: dict[str, set[int]] = {}
+        for slug, event in taking_part.exclude(**{who: None}).values_list(f"{who}__slug", "event_id"):
+            events.setdefault(slug, set()).add(event)
+        slugs = sorted(events)
+        paged = [slug for slug in slugs if len(events[slug]) > 1]
+        assert slugs and paged, who
+        paths += [f"/api/v1/events/?{who}={slug}" for slug in _spread(slugs, 6)]
+        paths += [f"/api/v1/events/?page=2&page_size=1&{who}={slug}" for slug in paged[:3]]
     accounts = _compare(paths)
     # The documents compared carry accounts of every rank, fictional ones among them.
     assert {account["rank"] for account in accounts} == {"preferred", "normal", "deprecated"}

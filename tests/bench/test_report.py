@@ -62,3 +62,12 @@ def test_every_kind_of_api_document_has_its_limits_written(tmp_path: Path) -> No
     assert "- **API … page (page_size=50), response cache off**: the pages of the other kinds" in text
     assert "- **API … detail**: as served, the details of the other kinds" in text
     assert "| API units page (page_size=50), response cache off: p50 latency | 30.0 ms | 10.0 ms | 3.00× |" in text
+
+
+def test_a_run_of_some_stages_says_so(tmp_path: Path) -> None:
+    run = _run(tmp_path)
+    run.args.only = ["api", "writes"]
+    write_report(run)
+    text = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert "- state: **partial: this run measured only api, writes** (`--only`)." in text
+    assert "every stage ran" not in text
