@@ -227,7 +227,9 @@ class ArchiveViewMixin(_ViewSetBase):
 
     def reads_stored(self) -> bool:
         """Whether this answer is plain compact JSON, assembled from the stored documents (`archive.api.stored`)."""
-        return stored.enabled() and self.request.accepted_media_type == JSONRenderer.media_type
+        # The schema's generator asks for querysets with a request that negotiated nothing.
+        negotiated = getattr(self.request, "accepted_media_type", None)
+        return stored.enabled() and negotiated == JSONRenderer.media_type
 
     @classmethod
     def stored_list_kind(cls) -> str | None:

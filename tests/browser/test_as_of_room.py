@@ -12,11 +12,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_the_home_page_as_of_a_moment_says_so_fits_a_phone_and_cites_the_moment(
         live_server: Any, new_page: Any, screenshot_dir: Path) -> None:
+    from django.contrib.auth.models import Group, Permission
     from django.utils import timezone
 
     from archive.models import Person
+    from archive.roles import ensure_groups
     from tests.factories import approved, publish_change
 
+    # A transactional test before this one may have flushed the groups the migrations made.
+    ensure_groups(Group, Permission)
     tang = approved(Person(slug="tang", name="唐生智", side="chinese", description="卫戍司令长官"))
     # A release cannot be made here: the database refuses the deletion of one when the test's tables are emptied.
     moment = timezone.now().isoformat().replace("+00:00", "Z")
