@@ -35,6 +35,7 @@ from django.db import models
 from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.http import http_date
 from django.utils.translation import gettext as _
 
 from archive.models import (
@@ -367,3 +368,11 @@ def changed_by(model: type[models.Model], record_id: int, version: int) -> Revis
     return (Revision.objects.filter(record_type=ContentType.objects.get_for_model(model), record_id=record_id,
                                     state=RevisionState.APPROVED, base_version=version - 1)
             .only("pk", "reviewed_at").order_by("-reviewed_at", "-pk").first())
+
+
+def mark(response: Any, *, original: str, memento: str, moment: dt.datetime) -> Any:
+    """RFC 7089's headers on an answer of the past: the moment it shows, the current page and its own address."""
+    when = http_date(moment.timestamp())
+    response["Memento-Datetime"] = when
+    response["Link"] = f'<{original}>; rel="original latest-version", <{memento}>; rel="memento"; datetime="{when}"'
+    return response

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.utils.http import http_date
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
@@ -67,11 +66,7 @@ def memento_response(model: type[Curated], slug: str | int, request: Request, ke
         },
         **mementos.document(model, state, moment),
     }
-    response = Response(document)
-    response["Memento-Datetime"] = http_date(state.history_date.timestamp())
-    response["Link"] = (f'<{current}>; rel="original latest-version", '
-                        f'<{permanent}>; rel="memento"; datetime="{http_date(state.history_date.timestamp())}"')
-    return response
+    return mementos.mark(Response(document), original=current, memento=permanent, moment=state.history_date)
 
 
 LIST_PARAMETERS = mementos.LIST_PARAMETERS
@@ -142,12 +137,9 @@ def _about(read: mementos.Listing, base: str) -> dict[str, object]:
 
 def _marked(response: Response, read: mementos.Listing, base: str) -> Response:
     """Memento-Datetime the moment read; Link the current answer and this one, which keeps its address."""
-    when = http_date(read.read_at.timestamp())
-    response["Memento-Datetime"] = when
     held = (f"release={read.release.number}" if read.release is not None
             else f"as_of={mementos.moment_text(read.read_at)}")
-    response["Link"] = f'<{base}>; rel="original latest-version", <{base}?{held}>; rel="memento"; datetime="{when}"'
-    return response
+    return mementos.mark(response, original=base, memento=f"{base}?{held}", moment=read.read_at)
 
 
 _AS_OF = OpenApiParameter(

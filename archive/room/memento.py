@@ -16,7 +16,6 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.http import http_date
 from django.utils.translation import gettext as _
 
 from archive import mementos
@@ -136,13 +135,9 @@ def page(request: HttpRequest, mode: FictionMode, model: type[Curated], slug: st
             request, model, slug=state.slug, name=str(context_heading), version=state.version,
             published=state.history_date, description=document.get("description") or "", past=True)),
     }
-    response = render(request, "room/memento.html", context)
-    published = http_date(state.history_date.timestamp())
-    response["Memento-Datetime"] = published
-    response["Link"] = (f'<{request.build_absolute_uri(reverse(route, kwargs={"slug": state.slug}))}>; '
-                        f'rel="original latest-version", '
-                        f'<{request.build_absolute_uri(permanent)}>; rel="memento"; datetime="{published}"')
-    return response
+    return mementos.mark(render(request, "room/memento.html", context),
+                         original=request.build_absolute_uri(reverse(route, kwargs={"slug": state.slug})),
+                         memento=request.build_absolute_uri(permanent), moment=state.history_date)
 
 
 def _fiction_ids(model: type[Curated], ids: set[int]) -> set[int]:
@@ -188,12 +183,9 @@ def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         "keep": reading.query_suffix(mode),
         "reference": citing.for_page(reference),
     }
-    response = render(request, "room/home.html", context)
-    when = http_date(read.read_at.timestamp())
-    response["Memento-Datetime"] = when
-    response["Link"] = (f'<{request.build_absolute_uri(reverse("room:home"))}>; rel="original latest-version", '
-                        f'<{reference.url}>; rel="memento"; datetime="{when}"')
-    return response
+    return mementos.mark(render(request, "room/home.html", context),
+                         original=request.build_absolute_uri(reverse("room:home")), memento=reference.url,
+                         moment=read.read_at)
 
 
 def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
@@ -229,9 +221,6 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
         "keep": reading.query_suffix(mode),
         "reference": citing.for_page(citing.of_source(request, state)),
     }
-    response = render(request, "room/source_memento.html", context)
-    when = http_date(read.read_at.timestamp())
-    response["Memento-Datetime"] = when
-    response["Link"] = (f'<{request.build_absolute_uri(current)}>; rel="original latest-version", '
-                        f'<{request.build_absolute_uri(current)}?{held}>; rel="memento"; datetime="{when}"')
-    return response
+    return mementos.mark(render(request, "room/source_memento.html", context),
+                         original=request.build_absolute_uri(current),
+                         memento=f"{request.build_absolute_uri(current)}?{held}", moment=read.read_at)
