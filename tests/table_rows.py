@@ -1,8 +1,8 @@
 """The rows a load added to the tables of the project's models, read once and inserted again.
 
 For the test suite's shared set-up: the rows that took seconds of loading to write are kept in
-memory and inserted again with one statement per table (executed for many rows), instead of
-being loaded again. Only rows the load added or changed are kept (by primary key); a changed row
+memory and inserted again with one INSERT per table (executed for many rows, after a DELETE of
+any row under the same key), instead of being loaded again. Only rows the load added or changed are kept (by primary key); a changed row
 (a counter the load moved on) replaces its older self.
 
 Tables are filled parents first, so that the database's own checks (triggers that read a
