@@ -2,8 +2,8 @@
 
 For the test suite's shared set-up: the rows that took seconds of loading to write are kept in
 memory and inserted again with one INSERT per table (executed for many rows, after a DELETE of
-any row under the same key), instead of being loaded again. Only rows the load added or changed are kept (by primary key); a changed row
-(a counter the load moved on) replaces its older self.
+any row under the same key), instead of being loaded again. Only rows the load added or changed
+are kept (by primary key); a changed row (a counter the load moved on) replaces its older self.
 
 Tables are filled parents first, so that the database's own checks (triggers that read a
 citation's passage or a passage's source) see what they check; foreign keys are deferred to the
