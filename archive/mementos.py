@@ -95,6 +95,24 @@ def asked(params: Mapping[str, Any]) -> bool:
 
 def moment(text: str) -> dt.datetime:
     """A date (the end of that day, UTC) or an ISO 8601 moment; naive moments are UTC."""
+    found = _given(text)
+    now = timezone.now()
+    # Today reads as of now; a later day or moment has no published state yet.
+    if found > now and not (len(text) == 10 and found.date() == now.astimezone(dt.UTC).date()):
+        raise BadValue("as_of", _("%(moment)s is still to come: give a moment up to now.") % {"moment": text})
+    return min(found, now)
+
+
+def reads_the_present(params: Mapping[str, Any]) -> bool:
+    """Whether ``?as_of=`` names today, read as of now: an answer that moves on with every moment, never kept."""
+    try:
+        return "as_of" in params and _given(params["as_of"]) > timezone.now()
+    except BadValue:
+        return False
+
+
+def _given(text: str) -> dt.datetime:
+    """The moment ``as_of`` names, aware (UTC when it says no zone); a value that names none is `BadValue`."""
     try:
         found = parse_datetime(text) if "T" in text or " " in text else None
         if found is None:
@@ -106,11 +124,7 @@ def moment(text: str) -> dt.datetime:
         raise BadValue("as_of", _("Give a date (2026-12-01) or an ISO 8601 moment (2026-12-01T12:00Z)."))
     if timezone.is_naive(found):
         found = timezone.make_aware(found, dt.UTC)
-    now = timezone.now()
-    # Today reads as of now; a later day or moment has no published state yet.
-    if found > now and not (len(text) == 10 and found.date() == now.astimezone(dt.UTC).date()):
-        raise BadValue("as_of", _("%(moment)s is still to come: give a moment up to now.") % {"moment": text})
-    return min(found, now)
+    return found
 
 
 def moment_text(at: dt.datetime) -> str:
@@ -208,6 +222,37 @@ def published(model: type[Curated], slug: str | int, params: Mapping[str, Any], 
         raise Http404(_("%(kind)s %(slug)s was never published as version %(version)s.") % {
             "kind": kind, "slug": slug, "version": version})
     return Memento(state, read_at or _published_until(rows, state))
+
+
+def names_then(model: type[models.Model], ids: list[int], at: dt.datetime) -> list[tuple[int, str]]:
+    """(record id, name) of the names or aliases of the records ``ids`` of ``model`` as they stood at ``at``."""
+    child = _CHILDREN.get(model._meta.label_lower)
+    if child is None or not ids:
+        return []
+    child_model, parent_field = child[0], child[1]
+    history = child_model.history.model  # type: ignore[attr-defined]  # simple-history adds it
+    wanted = set(ids)
+    # Every alias row up to then, not `IN (ids)`: a kind may have tens of thousands of records.
+    rows = latest(history._default_manager.filter(history_date__lte=at))
+    return sorted(((getattr(row, f"{parent_field}_id"), row.name) for row in rows
+                   if getattr(row, f"{parent_field}_id") in wanted), key=lambda pair: pair[0])
+
+
+def changed_since(at: dt.datetime) -> models.QuerySet:
+    """The ids of the passages with a history row after ``at`` (added, rewritten or deleted since), as a subquery."""
+    return Passage.history.model._default_manager.filter(history_date__gt=at).values("id")
+
+
+def rewritten_since(at: dt.datetime, *, limit: int) -> list[Any] | None:
+    """The passages that stood at ``at`` and were rewritten or deleted since, as they stood then.
+
+    None when there are more than ``limit`` of them.
+    """
+    history = Passage.history.model._default_manager
+    stood = history.filter(history_date__lte=at, id__in=changed_since(at))
+    if stood.values("id").distinct()[: limit + 1].count() > limit:
+        return None
+    return latest(stood)
 
 
 def passage(pk: int, read: Listing) -> dict[str, Any]:

@@ -9,6 +9,7 @@ path into an absolute URL for the request. It answers in JSON only.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -19,7 +20,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from archive import search
+from archive import mementos, search
 from archive.api import parameters
 from archive.api.pagination import ArchivePagination
 
@@ -95,7 +96,8 @@ class SearchView(GenericAPIView):
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
         parameters.refuse_nul(request)
-        parameters.refuse_unknown(request, {"q", "fiction", "type", *parameters.PAGINATION})
+        parameters.refuse_unknown(request, {"q", "fiction", "type", *mementos.LIST_PARAMETERS,
+                                            *parameters.PAGINATION})
 
     @extend_schema(
         summary="Search the archive",
@@ -112,15 +114,23 @@ class SearchView(GenericAPIView):
                              description="Hits on fictional records and fiction sources: exclude, include or only."),
             OpenApiParameter("type", OpenApiTypes.STR, many=True, explode=False,
                              description=f"Restrict to these types (comma-separated): {', '.join(search.TYPES)}."),
+            OpenApiParameter("as_of", OpenApiTypes.STR,
+                             description="Search the archive as published at this moment (a date, the end of that "
+                             "day UTC, or an ISO 8601 moment): names, aliases and passage text then, read from the "
+                             "history. The answer carries `Memento-Datetime` and `Link` (RFC 7089). Not with "
+                             "`release`."),
+            OpenApiParameter("release", OpenApiTypes.INT,
+                             description="Search the archive as release N holds it; an unknown release is a 404."),
         ],
         responses={200: HitSerializer(many=True)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        as_of = mementos.asked(request.query_params)
         try:
-            results = search.find(
-                request.query_params.get("q", ""),
-                fiction=request.query_params.get("fiction", "exclude"),
-                types=_types(request),
+            query, fiction = request.query_params.get("q", ""), request.query_params.get("fiction", "exclude")
+            results: search.SearchResults | search.AsOfResults = (
+                search.find_as_of(query, request.query_params, fiction=fiction, types=_types(request)) if as_of
+                else search.find(query, fiction=fiction, types=_types(request))
             )
             # The paginator pages any sequence; the stubs ask for a queryset.
             page: list[Any] | None = self.paginate_queryset(results)  # type: ignore[arg-type]  # the paginator pages any sequence
@@ -129,4 +139,21 @@ class SearchView(GenericAPIView):
         except search.SearchBackendError as error:
             raise SearchUnavailable(str(error)) from error
         serializer = self.get_serializer(page, many=True)
-        return self.get_paginated_response(serializer.data)
+        response = self.get_paginated_response(serializer.data)
+        if isinstance(results, search.AsOfResults):
+            return _as_memento(response, results.read, request)
+        return response
+
+
+def _as_memento(response: Response, read: mementos.Listing, request: Request) -> Response:
+    """A search of the past says when it reads, links the current search and keeps its own address (RFC 7089)."""
+    kept = [(name, value) for name, values in request.query_params.lists() for value in values
+            if name not in mementos.LIST_PARAMETERS]
+    current = request.build_absolute_uri(f"{request.path}?{urlencode(kept)}")
+    held = (f"release={read.release.number}" if read.release is not None
+            else f"as_of={mementos.moment_text(read.read_at)}")
+    permanent = f"{current}&{held}"
+    response.data = {**response.data, "memento": {
+        "read_as_of": read.read_at.isoformat(), "current": current, "permalink": permanent,
+        **({"release": read.release.number} if read.release is not None else {})}}
+    return mementos.mark(response, original=current, memento=permanent, moment=read.read_at)

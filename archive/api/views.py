@@ -30,7 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.schemas.inspectors import ViewInspector
 
-from archive import selectors
+from archive import mementos, selectors
 from archive.api import (
     caching,
     conditional,
@@ -117,7 +117,10 @@ class ArchiveViewMixin(_ViewSetBase):
             raise Http404("No record has this name.")
         request.accepted_media_type = caching.canonical_media_type(request)
         # Checked, throttled and negotiated: a stored answer may now be given instead of running the view.
-        self.cache_key = caching.key_for(request, params=self.canonical_params(request), tags=self.document_tags())
+        params = self.canonical_params(request)
+        # An answer as of today is read as of now and says so: it is never kept for a later reader.
+        self.cache_key = (None if mementos.reads_the_present(request.query_params)
+                          else caching.key_for(request, params=params, tags=self.document_tags()))
         stored = caching.fetch(self.cache_key)
         if stored is not None:
             raise caching.CachedResponse(stored)

@@ -61,6 +61,13 @@ def passage_url(passage: Passage, mode: FictionMode) -> str:
     return _with_mode(path, mode, **({"page": page} if page > 1 else {})) + f"#p-{passage.seq}"
 
 
-def page_url(route: str, slug: str, mode: FictionMode) -> str:
-    """A record's current page by its route, in the reader's mode."""
-    return _with_mode(reverse(route, kwargs={"slug": slug}), mode)
+def held_passage_url(source_slug: str, seq: int, mode: FictionMode, held: dict[str, str]) -> str:
+    """A passage in the edition of its source as published then (``held``: ``as_of`` or ``release``)."""
+    page = edition_page(seq)
+    path = reverse("room:source", kwargs={"slug": source_slug})
+    return _with_mode(path, mode, **held, **({"page": str(page)} if page > 1 else {})) + f"#p-{seq}"
+
+
+def page_url(route: str, slug: str, mode: FictionMode, held: dict[str, str] | None = None) -> str:
+    """A record's page by its route, in the reader's mode; as published then when ``held`` names the moment."""
+    return _with_mode(reverse(route, kwargs={"slug": slug}), mode, **(held or {}))

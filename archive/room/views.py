@@ -410,11 +410,19 @@ def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 
 
 @reads_mode
-@read_now
 def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
-    """Records and passages matching the reader's words, folded as the archive folds them, a page at a time."""
+    """Records and passages matching the reader's words, folded as the archive folds them, a page at a time.
+
+    With ``?as_of=`` or ``?release=``: the archive as published then, marked as a memento.
+    """
+    read = _search_reading(request)
     raw = request.GET.get("q", "")
-    context: dict[str, Any] = {"query": raw, "groups": [], "page_obj": None, "refused": ""}
+    then = finding.held(read) if read is not None else None
+    context: dict[str, Any] = {"query": raw, "groups": [], "page_obj": None, "refused": "", "then": then or {}}
+    if read is not None:
+        current = reverse("room:search") + (f"?{urlencode({'q': raw})}" if raw else "")
+        context["listing"] = {"release": then.get("release") if then else None, "read_at": read.read_at,
+                              "current_url": current, "memento_url": finding.page_link(raw, mode, 1, then)}
     try:
         query = finding.cleaned(raw)
     except finding.Unsearchable as refused:
@@ -424,18 +432,36 @@ def search_page(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         return response
     if query:
         try:
-            page, groups = finding.results(query, mode, request.GET.get("page", "1"))
+            page, groups = finding.results(query, mode, request.GET.get("page", "1"), read)
         except search.SearchBackendError:
             context["refused"] = _("The search is unavailable for a moment; try again.")
             response = _page(request, "search.html", context, mode)
             response.status_code = 503
             return response
+        except search.QueryError as refused:  # too much rewritten since the moment to read it then
+            raise reading.BadParameter(refused.param, refused.message) from refused
         context.update(
             groups=groups, page_obj=page,
-            previous_url=finding.page_link(query, mode, page.previous_page_number()) if page.has_previous() else "",
-            next_url=finding.page_link(query, mode, page.next_page_number()) if page.has_next() else "",
+            previous_url=finding.page_link(query, mode, page.previous_page_number(), then) if page.has_previous()
+            else "",
+            next_url=finding.page_link(query, mode, page.next_page_number(), then) if page.has_next() else "",
         )
-    return _page(request, "search.html", context, mode)
+    response = _page(request, "search.html", context, mode)
+    if read is None:
+        return response
+    listing = context["listing"]
+    return mementos.mark(response, original=request.build_absolute_uri(listing["current_url"]),
+                         memento=request.build_absolute_uri(listing["memento_url"]), moment=read.read_at)
+
+
+def _search_reading(request: HttpRequest) -> mementos.Listing | None:
+    """The moment or release a search is read at, if the reader named one; a bad value is a 400 naming it."""
+    if not mementos.asked(request.GET):
+        return None
+    try:
+        return mementos.listing(request.GET)
+    except mementos.BadValue as bad:
+        raise reading.BadParameter(bad.name, bad.message) from bad
 
 
 @reads_mode

@@ -15,6 +15,8 @@ The package's modules, in the order a query meets them:
   snapshot of them, rebuilt when the data changes;
 - `index`: the passage index, an engine-specific technique behind one
   function, and its upkeep (`reindex`, `index_record`, `rebuild`);
+- `as_of`: the same search in the archive as published at a moment or in a
+  release, read from the history;
 - `admin_filter` and `citations`: the admin's search boxes, which keep every
   status because curators must find drafts.
 
@@ -30,6 +32,7 @@ and `search.search(...)` stay the one way in.
 from __future__ import annotations
 
 from .admin_filter import filter_queryset, matching_record_ids
+from .as_of import REWRITTEN_LIMIT, AsOfResults, find_as_of
 from .citations import matching_citations
 from .index import (
     SearchBackendError,
@@ -64,9 +67,11 @@ __all__ = [
     "KINDS",
     "MAX_ADMIN_QUERY_LENGTH",
     "MAX_QUERY_LENGTH",
+    "REWRITTEN_LIMIT",
     "SCORE_PASSAGE",
     "SNIPPET_CONTEXT",
     "TYPES",
+    "AsOfResults",
     "Hit",
     "Query",
     "QueryError",
@@ -80,6 +85,7 @@ __all__ = [
     "fiction_kept",
     "filter_queryset",
     "find",
+    "find_as_of",
     "index_record",
     "matching_citations",
     "matching_entries",

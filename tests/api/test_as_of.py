@@ -192,3 +192,23 @@ def test_citations_passages_and_a_sources_passages_read_as_of_then(history: dict
     assert client.get(f"/api/v1/passages/{one.pk}/?release=1").status_code == 404
     assert client.get(f"/api/v1/passages/{one.pk}/?version=1").status_code == 400
     assert client.get("/api/v1/sources/later-source/passages/?as_of=2999-01-01").status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)  # the response cache keeps nothing inside a transaction
+def test_an_answer_as_of_today_is_read_as_of_now_and_never_kept() -> None:
+    from archive.api.caching import HIT_HEADER
+
+    # (no release here: the database refuses to delete one when a transactional test empties the tables)
+    approved(Person(slug="tang", name="唐生智", side="chinese"))
+    time.sleep(0.01)
+    published = timezone.now()
+    today = published.date().isoformat()
+    first = _get(f"?as_of={today}")
+    time.sleep(0.01)
+    second = _get(f"?as_of={today}")
+    assert first.status_code == second.status_code == 200 and HIT_HEADER not in second
+    assert second.json()["memento"]["read_as_of"] > first.json()["memento"]["read_as_of"]
+    # A moment past is what it was: its answer is kept like any other.
+    past = f"?as_of={published.isoformat().replace('+00:00', 'Z')}"
+    assert HIT_HEADER not in _get(past)
+    assert _get(past)[HIT_HEADER] == "hit"

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
+from archive import search
 from archive.importing.releases import make_release
 from archive.models import Event, Location, Participation, Passage, Person, PersonName, Post, Revision, Statement, Unit
 from archive.services import decisions, records, revisions
@@ -275,8 +276,30 @@ def test_a_source_reads_as_published_then_with_the_citations_then(history: dict)
     assert client.get(f"/sources/room-later/?as_of={_z(timezone.now())}&page=9").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["/timeline/", "/map/", "/order-of-battle/", "/search/?q=唐", "/releases/"])
+@pytest.mark.parametrize("path", ["/timeline/", "/map/", "/order-of-battle/", "/releases/"])
 def test_a_page_of_the_archive_as_it_is_now_refuses_a_date_saying_so(history: dict, path: str) -> None:
     joined = "&" if "?" in path else "?"
     answer = Client().get(f"{path}{joined}release=1")
     assert answer.status_code == 400 and "“release”" in answer.content.decode()
+
+
+def test_the_search_reads_the_archive_then_links_each_hit_then_and_says_so(history: dict) -> None:
+    client = Client()
+    at = _z(history["published"])  # type: ignore[arg-type]
+    PersonName.objects.create(person=Person.objects.get(slug="tang"), name="唐总司令", kind="title")
+    assert 'href="/people/tang/"' in client.get("/search/?q=唐总司令").content.decode()
+
+    later = client.get(f"/search/?q=唐总司令&as_of={at}")
+    assert later.status_code == 200 and 'href="/people/tang/' not in later.content.decode()
+    then = client.get(f"/search/?q=唐孟潇&as_of={at}")
+    page = then.content.decode()
+    assert f'href="/people/tang/?as_of={at}"' in page
+    assert 'class="memento-notice"' in page and f'<input type="hidden" name="as_of" value="{at}">' in page
+    assert then["Memento-Datetime"].endswith("GMT")
+    assert '<http://testserver/search/?q=%E5%94%90%E5%AD%9F%E6%BD%87>; rel="original latest-version"' in then["Link"]
+    search.rebuild()  # the passage index, as an import keeps it
+    released = client.get("/search/?q=司令部&release=1").content.decode()
+    assert 'href="/sources/room-hist/?release=1#p-1"' in released
+    for query, name in (("as_of=1937-13-45", "as_of"), ("version=1", "version"), ("release=0", "release")):
+        refused = client.get(f"/search/?q=唐&{query}")
+        assert refused.status_code == 400 and f"“{name}”" in refused.content.decode(), query
