@@ -9,7 +9,8 @@ bypass the signals (COPY, `bulk_update`, merges) bump `*` themselves.
 Only published rows are shown (`tags.is_public`): a write to a row that was
 unpublished before and is unpublished after (a draft, a record in review, a
 draft source's passages) changes no document, so it bumps nothing and costs
-the curator no reads of what nests it.
+the curator no reads of what nests it. A curated row's save that claimed an
+unpublished row (`Curated.claimed_unpublished`) is not read again either.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_sav
 from django.dispatch import Signal
 
 from archive.freshness import tags
-from archive.models import DocumentVersion, Event, Statement
+from archive.models import Curated, DocumentVersion, Event, Statement
 from archive.models.document_versions import EVERYTHING
 
 _BEFORE = "_freshness_before"
@@ -92,18 +93,26 @@ def _announce(using: str) -> None:
         documents_changed.send(sender=DocumentVersion, tags=tags, using=using)
 
 
-def _as_stored(sender: type[models.Model], instance: models.Model, using: str) -> set[str]:
+def _as_stored(sender: type[models.Model], instance: models.Model, using: str) -> models.Model | None:
+    """The row as stored before this save, if a document showed it; else None."""
     if instance.pk is None:
-        return set()
-    stored = sender._default_manager.using(using).filter(pk=instance.pk).first()
-    return tags.touched(stored) if stored is not None and tags.is_public(stored) else set()
+        return None
+    if isinstance(instance, Curated) and instance.claimed_unpublished():
+        return None  # the save claimed the row unpublished and holds it locked: no document showed it
+    # By its key alone: a model's default order (a citation's joins its passage and source) costs a join per save.
+    stored = sender._default_manager.using(using).filter(pk=instance.pk).order_by().first()
+    return stored if stored is not None and tags.is_public(stored) else None
 
 
 def _before_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default",
                  **kwargs: Any) -> None:
     if raw or _noted_in_bulk():
         return  # fixtures load rows as they are; `loaddata` callers bump `*`
-    setattr(instance, _BEFORE, _as_stored(sender, instance, using))
+    stored = _as_stored(sender, instance, using)
+    # A record's tags are worked out after the save, with its new state (`tags.saved`); the others' now,
+    # while everything they read still shows the row as it was.
+    setattr(instance, _BEFORE, stored if isinstance(stored, tags.RECORD_MODELS)
+            else (tags.touched(stored) if stored is not None else set()))
 
 
 def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default",
@@ -113,9 +122,12 @@ def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = 
     if raw:
         DocumentVersion.objects.bump_everything(using=using)
         return
-    before: set[str] = getattr(instance, _BEFORE, set())
-    now = tags.touched(instance) if tags.is_public(instance) else set()
-    _bump(before | now, using)
+    before: set[str] | models.Model = getattr(instance, _BEFORE, set())
+    shown = instance if tags.is_public(instance) else None
+    if isinstance(before, set):
+        _bump(before | (tags.touched(shown) if shown is not None else set()), using)
+    else:
+        _bump(tags.saved(before, shown), using)
 
 
 def _before_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **kwargs: Any) -> None:

@@ -11,7 +11,8 @@ document (a source's title in every citation), so writing one touches `*`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from django.db import models
 
@@ -37,6 +38,7 @@ from archive.models.document_versions import EVERYTHING
 from archive.models.statements import STATEMENT_TARGETS
 
 RECORD_KINDS = ("person", "unit", "location", "event")
+RECORD_MODELS = (Person, Unit, Location, Event)
 
 
 def own(kind: str, slugs: Iterable[str | None]) -> set[str]:
@@ -115,12 +117,44 @@ def nesting_event(event: Event) -> set[str]:
     )
 
 
+# What nests a record of each kind; each is called with a record of its own kind.
+_NESTING: dict[str, Callable[[Any], set[str]]] = {
+    "person": nesting_person, "unit": nesting_unit, "location": nesting_location, "event": nesting_event}
+
+
 def record(instance: Person | Unit | Location | Event) -> set[str]:
     """A record's own documents and those of everything that nests it."""
     kind = instance._meta.model_name
     assert kind in RECORD_KINDS
-    nesting = {"person": nesting_person, "unit": nesting_unit, "location": nesting_location, "event": nesting_event}
-    return own(kind, [instance.slug]) | nesting[kind](instance)  # type: ignore[operator]  # chosen by the record's kind
+    return own(kind, [instance.slug]) | _NESTING[kind](instance)
+
+
+def saved(stored: models.Model | None, instance: models.Model | None) -> set[str]:
+    """The tags a save touches: of the row as it was stored and as it is now (None where no document shows it).
+
+    Another record's document shows a record only by reference: its slug, its
+    name (an event's title) and, for a place, its parent's. A save of a
+    published record that keeps those, and its parent, changes only its own
+    documents (its detail and its kind's list). One that changes them touches
+    what nests it too, read once for both states: a save of the record's own
+    row changes no other table, and its key and parent decide what nests it.
+    """
+    if (isinstance(stored, RECORD_MODELS) and type(stored) is type(instance)
+            and _place(stored) == _place(instance)):
+        kind = str(stored._meta.model_name)
+        if _shown_by_reference(stored) == _shown_by_reference(instance):
+            return own(kind, [stored.slug])
+        return own(kind, [stored.slug, instance.slug]) | _NESTING[kind](instance)  # type: ignore[union-attr]
+    return (touched(stored) if stored is not None else set()) | (touched(instance) if instance is not None else set())
+
+
+def _place(record: models.Model | None) -> tuple[object, object]:
+    return (getattr(record, "pk", None), getattr(record, "parent_id", None))
+
+
+def _shown_by_reference(record: models.Model | None) -> tuple[object, object]:
+    """What a reference to the record shows in the documents of others (`serializers.ref`)."""
+    return (getattr(record, "slug", None), getattr(record, "title" if isinstance(record, Event) else "name", None))
 
 
 def _slug_of(model: type[models.Model], pk: int | None) -> str | None:
@@ -160,7 +194,7 @@ def _target(instance: Citation | Statement) -> set[str]:
             model = instance._meta.get_field(field).related_model
             assert isinstance(model, type) and issubclass(model, models.Model)
             # Read again: during a cascading delete the target may already be gone (its own signal tells).
-            target = model._default_manager.filter(pk=pk).first()
+            target = model._default_manager.filter(pk=pk).order_by().first()
             return touched(target) if target is not None else set()
     return set()
 

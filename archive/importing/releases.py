@@ -33,14 +33,26 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.http.request import validate_host
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from archive import selectors
 from archive.api import formats, tei
-from archive.models import Location, Release, ReleaseFile, Revision, RevisionState, Source, Status
+from archive.models import (
+    Citation,
+    Location,
+    Participation,
+    Post,
+    Release,
+    ReleaseFile,
+    Revision,
+    RevisionState,
+    Source,
+    Statement,
+    Status,
+)
 from archive.models.registry import CURATED_MODELS
 
 from .export import write_published
@@ -91,14 +103,31 @@ def _published_versions(using: str) -> dict[str, dict[str, int]]:
     }
 
 
+# What each kind's label (`__str__`) reads of other records, joined in the changelog's one read.
+_LABEL_JOINS: dict[type[models.Model], tuple[str, ...]] = {
+    Citation: ("passage__source",),
+    Participation: ("person", "unit", "event"),
+    Post: ("person", "unit"),
+    Statement: ("person", "event", "location", "post__person", "post__unit", "participation__person",
+                "participation__unit", "participation__event"),
+}
+
+
 def _changelog(previous: Release | None, published: dict[str, dict[str, int]], using: str) -> list[dict[str, Any]]:
     """What changed since ``previous``: records newly published, and the revisions approved since."""
     entries: list[dict[str, Any]] = []
     before = previous.published if previous is not None else {}
     for model in CURATED_MODELS:
         label = model._meta.label_lower
-        added = [int(pk) for pk in published[label] if pk not in before.get(label, {})]
-        for record in model._default_manager.using(using).filter(pk__in=added).order_by("pk"):
+        known = before.get(label, {})
+        # Every published record is read once, in chunks, with what its label names joined: no list of
+        # ids in a statement (a million passages' citations pass any engine's limit of parameters) and
+        # no query per record.
+        rows = (model._default_manager.using(using).filter(status=Status.APPROVED)
+                .select_related(*_LABEL_JOINS.get(model, ())).order_by("pk"))
+        for record in rows.iterator(chunk_size=2000):
+            if str(record.pk) in known or str(record.pk) not in published[label]:
+                continue
             entries.append({"change": "added", "record": label, "label": str(record), "slug": record.slug,
                             "reason": record.review_note,
                             "at": record.reviewed_at.isoformat() if record.reviewed_at else None})
@@ -120,9 +149,10 @@ def _contributors(published: dict[str, dict[str, int]], using: str) -> list[dict
     """The accounts that made, changed or reviewed a published record or an approved revision."""
     ids: set[int] = set()
     for model in CURATED_MODELS:
-        rows = model._default_manager.using(using).filter(pk__in=[int(pk) for pk in published[model._meta.label_lower]])
-        for row in rows.values_list("created_by", "modified_by", "reviewed_by"):
-            ids.update(value for value in row if value is not None)
+        rows = model._default_manager.using(using).filter(status=Status.APPROVED).order_by()
+        for row in rows.values_list("pk", "created_by", "modified_by", "reviewed_by").iterator(chunk_size=5000):
+            if str(row[0]) in published[model._meta.label_lower]:
+                ids.update(value for value in row[1:] if value is not None)
     approved = Revision.objects.using(using).filter(state=RevisionState.APPROVED)
     ids.update(value for row in approved.values_list("created_by", "reviewed_by") for value in row if value)
     ids.update(value for value in approved.values_list("contributors", flat=True) if value)

@@ -102,6 +102,8 @@ class Curated(NaturalKeyBySlug, models.Model):
     _transition_allowed: bool = False
     # Set by `archive.services.revisions` while it applies an approved revision.
     _publishing: bool = False
+    # True during a save that claimed a stored row no reader is shown (see `claimed_unpublished`).
+    _claimed_unpublished: bool = False
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._transition_allowed:
@@ -111,8 +113,20 @@ class Curated(NaturalKeyBySlug, models.Model):
         with transaction.atomic(using=using):
             if not self._state.adding and self.pk is not None and not kwargs.get("force_insert"):
                 self._claim_version(using)
-            super().save(*args, **kwargs)
+            try:
+                super().save(*args, **kwargs)
+            finally:
+                self._claimed_unpublished = False
         self._loaded_status = self.status
+
+    def claimed_unpublished(self) -> bool:
+        """Whether the save under way claimed a stored row that is not published, which it keeps locked.
+
+        An ordinary save claims only an unpublished row (`_claim_version`), so
+        what the row was before this save was shown to no reader: whoever must
+        know that (`archive.freshness`) need not read the row again.
+        """
+        return self._claimed_unpublished
 
     def _claim_version(self, using: str) -> None:
         """Move the stored row one version on, from the version this copy was loaded at, or refuse.
@@ -128,6 +142,7 @@ class Curated(NaturalKeyBySlug, models.Model):
             rows = rows.exclude(status=Status.APPROVED)
         if rows.update(version=models.F("version") + 1):
             self.version += 1
+            self._claimed_unpublished = not self._publishing
             return
         stored = type(self)._default_manager.using(using).filter(pk=self.pk).values_list("status", flat=True).first()
         if stored is None:

@@ -122,4 +122,4 @@ class Revision(models.Model):
 
     def record(self) -> Any:
         """The published record, or None once a deletion or merge removed it."""
-        return self.record_model._default_manager.filter(pk=self.record_id).first()
+        return self.record_model._default_manager.filter(pk=self.record_id).order_by().first()

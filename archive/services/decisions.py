@@ -73,7 +73,7 @@ def _moves(revision: Revision) -> list[list[str]]:
     if not merge:
         return []
     model = revision.record_model
-    survivor = model._default_manager.filter(pk=revision.record_id).first()
+    survivor = model._default_manager.filter(pk=revision.record_id).order_by().first()
     duplicate = model._default_manager.filter(pk=merge.get("duplicate")).first()
     if survivor is None or duplicate is None:
         return []

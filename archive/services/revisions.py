@@ -343,7 +343,7 @@ def approve_revision(*, revision: Revision, by: Any, shown: str, note: str = "")
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
     model = revision.record_model
-    record = model._default_manager.select_for_update().filter(pk=revision.record_id).first()
+    record = model._default_manager.select_for_update().filter(pk=revision.record_id).order_by().first()
     if record is None:
         raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
     decisions.check_revision(revision, record, shown)
@@ -372,7 +372,7 @@ def approve_revision(*, revision: Revision, by: Any, shown: str, note: str = "")
     elif changes.get("merge"):
         from archive.services.merges import merge_now
 
-        duplicate = model._default_manager.filter(pk=changes["merge"]["duplicate"]).first()
+        duplicate = model._default_manager.filter(pk=changes["merge"]["duplicate"]).order_by().first()
         if duplicate is None:
             raise ValidationError(_("The record to merge no longer exists."))
         published = merge_now(record, duplicate, by=by, reason=reason, publish=True)
@@ -428,7 +428,7 @@ def _locked_as_shown(revision: Revision, by: Any, shown: str) -> Revision:
     """The revision locked with its record, `by` allowed to decide it, still as the reviewer was shown it."""
     revision = Revision.objects.select_for_update().get(pk=revision.pk)
     _check_decider(revision, by)
-    record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).first()
+    record = revision.record_model._default_manager.select_for_update().filter(pk=revision.record_id).order_by().first()
     if record is None:
         raise ValidationError(_("%(record)s no longer exists.") % {"record": revision.record_label})
     decisions.check_revision(revision, record, shown)

@@ -120,3 +120,50 @@ def test_a_reader_that_cannot_wait_for_other_builders_still_gets_its_answer(
 
     monkeypatch.setattr(stored, "_wait_for_other_builders", busy)
     assert _description(TANG) == world.tang.description
+
+
+@pytest.mark.django_db
+def test_a_draft_saved_reads_no_row_for_the_readers_and_bumps_nothing() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from archive.models import Citation, Passage
+    from archive.services import records
+    from tests.factories import cite, source_with_text, user
+
+    curator = user("draft-writer", role="curator")
+    draft = cite(Passage.objects.get(source=source_with_text("唐生智离开司令部。\n"), seq=1), "唐生智",
+                 status="draft", person=approved(Person(slug="tang", name="唐生智", side="chinese")))
+    versions = dict(DocumentVersion.objects.values_list("tag", "version"))
+    draft = Citation.objects.get(pk=draft.pk)
+    draft.claim = "named here, and leaves"
+    with CaptureQueriesContext(connection) as saved:
+        records.record_update(record=draft, by=curator)
+    reads = [q["sql"] for q in saved.captured_queries
+             if q["sql"].startswith("SELECT") and 'FROM "archive_citation"' in q["sql"]]
+    # The service's two checks (is it published? does it still exist?); the freshness receivers read no row.
+    assert len(reads) == 2 and all(sql.startswith('SELECT 1 AS "a"') for sql in reads), reads
+    assert dict(DocumentVersion.objects.values_list("tag", "version")) == versions
+    assert Citation.objects.get(pk=draft.pk).claim == "named here, and leaves"
+
+
+@pytest.mark.django_db
+def test_a_published_change_reads_the_row_as_stored_by_its_key_alone() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from archive.models import Citation, Passage
+    from tests.factories import cite, source_with_text
+
+    citation = cite(Passage.objects.get(source=source_with_text("唐生智离开司令部。\n"), seq=1), "唐生智",
+                    person=approved(Person(slug="tang", name="唐生智", side="chinese")))
+    before = dict(DocumentVersion.objects.values_list("tag", "version"))
+    with CaptureQueriesContext(connection) as published:
+        publish_change(citation, claim="named here, and leaves")
+    rows = [q["sql"] for q in published.captured_queries
+            if q["sql"].startswith('SELECT "archive_citation"."id"') and q["sql"].endswith("LIMIT 1")]
+    # The row as stored (what the documents showed before) is read, and without the default order's joins.
+    assert rows and all("JOIN" not in sql for sql in rows), rows
+    assert Citation.objects.get(pk=citation.pk).claim == "named here, and leaves"
+    after = dict(DocumentVersion.objects.values_list("tag", "version"))
+    assert after.get(f"citation:{citation.pk}", 0) > before.get(f"citation:{citation.pk}", 0)

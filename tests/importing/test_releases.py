@@ -185,3 +185,26 @@ def test_a_backup_restores_the_releases_byte_for_byte(published: dict, tmp_path:
     assert restored.changelog == release.changelog and restored.made_at == release.made_at
     with pytest.raises(DatabaseError, match="never changed"), transaction.atomic():
         Release.objects.filter(pk=restored.pk).update(note="rewritten")
+
+
+def test_the_changelog_and_contributors_read_a_fixed_number_of_queries_however_many_records(published: dict
+                                                                                                   ) -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from archive.importing import releases
+    from archive.models import Passage
+
+    def queries() -> tuple[int, int]:
+        versions = releases._published_versions("default")
+        with CaptureQueriesContext(connection) as changelog:
+            entries = releases._changelog(None, versions, "default")
+        with CaptureQueriesContext(connection) as contributors:
+            releases._contributors(versions, "default")
+        assert {entry["label"] for entry in entries} >= {"唐生智", "挹江门"}
+        return len(changelog.captured_queries), len(contributors.captured_queries)
+
+    few = queries()
+    source = source_with_text("".join(f"唐生智第{n}次下令。\n\n" for n in range(6)), slug="more")
+    for passage in Passage.objects.filter(source=source):
+        cite(passage, "唐生智", person=published["tang"])  # a citation's label names its passage and source
+    assert queries() == few
