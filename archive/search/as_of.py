@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from django.db.models import QuerySet
 
@@ -36,7 +36,7 @@ from .index import ensure_usable, estimate_visible, matching_entries, planned_fo
 from .keys import search_key
 from .query import TYPES, QueryError, clean_fiction, clean_query, clean_types, fiction_kept
 from .records import KINDS, SCORE_PASSAGE, Candidate, Query, match_candidate
-from .results import EXACT_COUNT_UP_TO, Hit, passage_snippet
+from .results import EXACT_COUNT_UP_TO, Hit, RankedHits, passage_snippet
 
 # Passages rewritten since the moment are matched one by one in Python; past this, the read is refused.
 REWRITTEN_LIMIT = 20_000
@@ -83,7 +83,7 @@ def _fictional(model: Any, type_: str, states: list[Any]) -> dict[int, bool]:
     return {pk: bool(now.get(pk, False)) for pk in ids}
 
 
-class AsOfResults(Sequence[Hit]):
+class AsOfResults(RankedHits):
     """The hits of a query in the archive as published then: records, passages from the index, passages rewritten since.
 
     Like `results.SearchResults`, a slice reads only the passages it shows.
@@ -136,6 +136,7 @@ class AsOfResults(Sequence[Hit]):
         return hits
 
     def _count_entries(self) -> tuple[int, bool]:
+        """Passages found through the index: exact up to `EXACT_COUNT_UP_TO`, estimated beyond."""
         if self._count is None:
             if self.entries is None:
                 self._count = (0, True)
@@ -146,34 +147,14 @@ class AsOfResults(Sequence[Hit]):
                         entries, EXACT_COUNT_UP_TO, lambda: estimate_visible(key, fiction=fiction, using=entries.db))
         return self._count
 
-    @property
-    def passage_count(self) -> int:
-        return self._count_entries()[0] + len(self.rewritten)
+    def _count_passages(self) -> tuple[int, bool]:
+        indexed, exact = self._count_entries()
+        return indexed + len(self.rewritten), exact
 
-    @property
-    def count_exact(self) -> bool:
-        return self._count_entries()[1]
-
-    def __len__(self) -> int:
-        return len(self.records) + self.passage_count
-
-    @overload
-    def __getitem__(self, index: int) -> Hit: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Hit]: ...
-
-    def __getitem__(self, index: int | slice) -> Hit | list[Hit]:
-        if isinstance(index, int):
-            found = self[index : index + 1] if index >= 0 else self[len(self) + index : len(self) + index + 1]
-            if not found:
-                raise IndexError(index)
-            return found[0]
-        start, stop, step = index.indices(len(self))
-        if step != 1:
-            raise ValueError("search results are sliced without a step")
-        hits = self.records[start:stop]
+    def _passage_page(self, first: int, last: int) -> list[Hit]:
+        """Passages ``first`` to ``last``: those found through the index, then those rewritten since."""
         indexed = self._count_entries()[0]
-        first, last = max(0, start - len(self.records)), max(0, stop - len(self.records))
+        hits: list[Hit] = []
         if self.entries is not None and first < indexed:
             with planned_for_the_term(self.entries.db):
                 ids = list(self.entries.values_list("passage_id", flat=True)[first:min(last, indexed)])

@@ -86,7 +86,57 @@ def passage_snippet(text: str, key: str, context: int = SNIPPET_CONTEXT) -> tupl
     return snippet, start, end
 
 
-class SearchResults(Sequence[Hit]):
+class RankedHits(Sequence[Hit]):
+    """Records first, then passages a page at a time: the sequence a paginator slices.
+
+    A kind of results gives its record hits (`records`), its passage count
+    (`_count_passages`: the count, and whether it is exact) and a page of
+    its passage hits (`_passage_page`); a slice reads only the passages it shows.
+    """
+
+    records: list[Hit]
+
+    def _count_passages(self) -> tuple[int, bool]:
+        raise NotImplementedError
+
+    def _passage_page(self, first: int, last: int) -> list[Hit]:
+        raise NotImplementedError
+
+    @property
+    def passage_count(self) -> int:
+        """Passage hits: exact up to `EXACT_COUNT_UP_TO`, the planner's estimate beyond (see `count_exact`)."""
+        return self._count_passages()[0]
+
+    @property
+    def count_exact(self) -> bool:
+        return self._count_passages()[1]
+
+    def __len__(self) -> int:
+        return len(self.records) + self.passage_count
+
+    @overload
+    def __getitem__(self, index: int) -> Hit: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Hit]: ...
+
+    def __getitem__(self, index: int | slice) -> Hit | list[Hit]:
+        if isinstance(index, int):
+            if index < 0:
+                index += len(self)
+            found = self[index : index + 1]
+            if not found:
+                raise IndexError(index)
+            return found[0]
+        start, stop, step = index.indices(len(self))
+        if step != 1:
+            raise ValueError("search results are sliced without a step")
+        hits = self.records[start:stop]
+        if stop <= len(self.records):
+            return hits
+        return hits + self._passage_page(max(0, start - len(self.records)), stop - len(self.records))
+
+
+class SearchResults(RankedHits):
     """The hits of a query, ranked; records are computed at once, passages fetched a page at a time.
 
     Passage hits all score 4 and come last, so a slice needs only the records
@@ -119,38 +169,9 @@ class SearchResults(Sequence[Hit]):
                     )
         return self._passage_count
 
-    @property
-    def passage_count(self) -> int:
-        """Passage hits: exact up to `EXACT_COUNT_UP_TO`, the planner's estimate beyond (see `count_exact`)."""
-        return self._count_passages()[0]
-
-    @property
-    def count_exact(self) -> bool:
-        return self._count_passages()[1]
-
-    def __len__(self) -> int:
-        return len(self.records) + self.passage_count
-
-    @overload
-    def __getitem__(self, index: int) -> Hit: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Hit]: ...
-
-    def __getitem__(self, index: int | slice) -> Hit | list[Hit]:
-        if isinstance(index, int):
-            if index < 0:
-                index += len(self)
-            found = self[index : index + 1]
-            if not found:
-                raise IndexError(index)
-            return found[0]
-        start, stop, step = index.indices(len(self))
-        if step != 1:
-            raise ValueError("search results are sliced without a step")
-        hits = self.records[start:stop]
-        if self.entries is None or stop <= len(self.records):
-            return hits
-        first, last = max(0, start - len(self.records)), stop - len(self.records)
+    def _passage_page(self, first: int, last: int) -> list[Hit]:
+        if self.entries is None:
+            return []
         page = self.entries.values_list("passage_id", flat=True)[first:last]
         if self.count_exact:  # few hits: found through the grams index, then sorted
             with planned_for_the_term(self.entries.db):
@@ -158,7 +179,7 @@ class SearchResults(Sequence[Hit]):
         else:
             with ordered_walk(self.entries.db):
                 ids = list(page)
-        return hits + self._passage_hits(ids)
+        return self._passage_hits(ids)
 
     def _passage_hits(self, ids: list[int]) -> list[Hit]:
         if not ids:
