@@ -134,8 +134,8 @@ def saved(stored: models.Model | None, instance: models.Model | None) -> set[str
 
     Another record's document shows a record only by reference: its slug, its
     name (an event's title) and, for a place, its parent's. A save of a
-    published record that keeps those, and its parent, changes only its own
-    documents (its detail and its kind's list). One that changes them touches
+    published record that keeps those, its parent and whether it is marked
+    historical changes only its own documents (its detail and its kind's list). One that changes them touches
     what nests it too, read once for both states: a save of the record's own
     row changes no other table, and its key and parent decide what nests it.
     """
@@ -152,9 +152,14 @@ def _place(record: models.Model | None) -> tuple[object, object]:
     return (getattr(record, "pk", None), getattr(record, "parent_id", None))
 
 
-def _shown_by_reference(record: models.Model | None) -> tuple[object, object]:
-    """What a reference to the record shows in the documents of others (`serializers.ref`)."""
-    return (getattr(record, "slug", None), getattr(record, "title" if isinstance(record, Event) else "name", None))
+def _shown_by_reference(record: models.Model | None) -> tuple[object, object, object]:
+    """What a reference to the record shows in the documents of others (`serializers.ref`), and what may hide it.
+
+    `marked_historical` decides the stored `fictional` flag (`archive.fiction`, written without signals
+    after the save), by which a document left in one fiction mode may show the record or not.
+    """
+    name = getattr(record, "title" if isinstance(record, Event) else "name", None)
+    return (getattr(record, "slug", None), name, getattr(record, "marked_historical", None))
 
 
 def _slug_of(model: type[models.Model], pk: int | None) -> str | None:

@@ -77,6 +77,8 @@ WRITES: dict[str, Callable[[World], Any]] = {
     "place's other fields": lambda w: publish_change(w.xiaguan, kind="city", description="江边"),
     "event's other fields": lambda w: publish_change(w.order, kind="battle", date_text="12日17时",
                                                      description="撤退令"),
+    # Marked historical, a fictional person is no longer fiction: the documents that hid them show them.
+    "fictional person marked historical": lambda w: publish_change(w.sun, marked_historical=True),
 }
 
 

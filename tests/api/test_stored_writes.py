@@ -167,3 +167,18 @@ def test_a_published_change_reads_the_row_as_stored_by_its_key_alone() -> None:
     assert Citation.objects.get(pk=citation.pk).claim == "named here, and leaves"
     after = dict(DocumentVersion.objects.values_list("tag", "version"))
     assert after.get(f"citation:{citation.pk}", 0) > before.get(f"citation:{citation.pk}", 0)
+
+
+@pytest.mark.django_db
+def test_a_record_saved_touches_what_nests_it_only_when_what_they_show_of_it_changes(world: World) -> None:
+    def bumped(**changes: Any) -> set[str]:
+        before = dict(DocumentVersion.objects.values_list("tag", "version"))
+        publish_change(world.sun, **changes)
+        after = dict(DocumentVersion.objects.values_list("tag", "version"))
+        return {tag for tag, version in after.items() if before.get(tag) != version}
+
+    own = {"person:list", "person:sun-baili"}
+    assert bumped(description="突围者") == own
+    # Marked historical, the person is no longer fiction: the documents that nest them may show them now.
+    assert bumped(marked_historical=True) > own | {"event:breakout"}
+    assert bumped(name="孙百里") > own | {"event:breakout"}
