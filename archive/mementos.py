@@ -26,7 +26,7 @@ not exist, raises ``Http404`` saying so.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,12 +177,44 @@ def listing(params: Mapping[str, Any]) -> Listing:
     return Listing(moment(params["as_of"]), None)
 
 
-def published_states(model: type[Curated], read: Listing) -> list[Any]:
-    """The history rows of the records of ``model`` published then (or held by the release), in one query."""
+def published_states(model: type[Curated], read: Listing, ids: Iterable[int] | None = None) -> list[Any]:
+    """The history rows of the records of ``model`` published then (or held by the release).
+
+    All of them in one query, or only those of the records ``ids`` (read in chunks).
+    """
     history = model.history.model  # type: ignore[attr-defined]  # simple-history adds it and ships no types
     versions = None if read.release is None else read.release.published.get(model._meta.label_lower, {})
-    return [row for row in latest(history._default_manager.filter(history_date__lte=read.read_at))
+    rows = history._default_manager.filter(history_date__lte=read.read_at)
+    found = (latest(rows) if ids is None
+             else [row for chunk in _chunks(ids) for row in latest(rows.filter(id__in=chunk))])
+    return [row for row in found
             if row.status == Status.APPROVED and (versions is None or versions.get(str(row.id)) == row.version)]
+
+
+def _chunks(ids: Iterable[int], size: int = 1000) -> list[list[int]]:
+    """Ids in lists short enough for one statement's parameters on every engine."""
+    ordered = sorted(set(ids))
+    return [ordered[start:start + size] for start in range(0, len(ordered), size)]
+
+
+def records_changed_since(model: type[models.Model], at: dt.datetime, *, limit: int) -> set[int] | None:
+    """The records of ``model`` that stood at ``at`` and changed since (their row, or a name or alias of theirs).
+
+    None when there are more than ``limit`` of them.
+    """
+    history = model.history.model._default_manager  # type: ignore[attr-defined]  # simple-history adds it
+    changed = [history.filter(history_date__gt=at).values("id")]
+    child = _CHILDREN.get(model._meta.label_lower)
+    if child is not None:
+        child_history = child[0].history.model._default_manager  # type: ignore[attr-defined]  # simple-history
+        changed.append(child_history.filter(history_date__gt=at).values(f"{child[1]}_id"))
+    found: set[int] = set()
+    for since in changed:
+        stood = history.filter(history_date__lte=at, id__in=since).order_by().values_list("id", flat=True)
+        found.update(stood.distinct()[: limit + 1])
+        if len(found) > limit:
+            return None
+    return found
 
 
 def published(model: type[Curated], slug: str | int, params: Mapping[str, Any], *, key: str = "slug") -> Memento:
@@ -224,33 +256,35 @@ def published(model: type[Curated], slug: str | int, params: Mapping[str, Any], 
     return Memento(state, read_at or _published_until(rows, state))
 
 
-def names_then(model: type[models.Model], ids: list[int], at: dt.datetime) -> list[tuple[int, str]]:
+def names_then(model: type[models.Model], ids: Iterable[int], at: dt.datetime) -> list[tuple[int, str]]:
     """(record id, name) of the names or aliases of the records ``ids`` of ``model`` as they stood at ``at``."""
     child = _CHILDREN.get(model._meta.label_lower)
-    if child is None or not ids:
+    if child is None:
         return []
     child_model, parent_field = child[0], child[1]
-    history = child_model.history.model  # type: ignore[attr-defined]  # simple-history adds it
-    wanted = set(ids)
-    # Every alias row up to then, not `IN (ids)`: a kind may have tens of thousands of records.
-    rows = latest(history._default_manager.filter(history_date__lte=at))
-    return sorted(((getattr(row, f"{parent_field}_id"), row.name) for row in rows
-                   if getattr(row, f"{parent_field}_id") in wanted), key=lambda pair: pair[0])
+    history = child_model.history.model._default_manager.filter(history_date__lte=at)  # type: ignore[attr-defined]
+    rows = [row for chunk in _chunks(ids) for row in latest(history.filter(**{f"{parent_field}_id__in": chunk}))]
+    return sorted(((getattr(row, f"{parent_field}_id"), row.name) for row in rows), key=lambda pair: pair[0])
 
 
-def changed_since(at: dt.datetime) -> models.QuerySet:
-    """The ids of the passages with a history row after ``at`` (added, rewritten or deleted since), as a subquery."""
-    return Passage.history.model._default_manager.filter(history_date__gt=at).values("id")
+def changed_since(at: dt.datetime, sources: list[int] | None = None) -> models.QuerySet:
+    """The ids of the passages with a history row after ``at`` (added, rewritten or deleted since), as a subquery.
+
+    With ``sources``, only the rows that put a passage in one of them: what a
+    passage now in one of those sources may have changed by.
+    """
+    rows = Passage.history.model._default_manager.filter(history_date__gt=at)
+    return (rows if sources is None else rows.filter(source_id__in=sources)).values("id")
 
 
-def rewritten_since(at: dt.datetime, *, limit: int) -> list[Any] | None:
-    """The passages that stood at ``at`` and were rewritten or deleted since, as they stood then.
+def rewritten_since(at: dt.datetime, *, limit: int, sources: list[int]) -> list[Any] | None:
+    """The passages of ``sources`` that stood at ``at`` and were rewritten or deleted since, as they stood then.
 
     None when there are more than ``limit`` of them.
     """
     history = Passage.history.model._default_manager
-    stood = history.filter(history_date__lte=at, id__in=changed_since(at))
-    if stood.values("id").distinct()[: limit + 1].count() > limit:
+    stood = history.filter(history_date__lte=at, source_id__in=sources, id__in=changed_since(at))
+    if stood.order_by().values("id").distinct()[: limit + 1].count() > limit:
         return None
     return latest(stood)
 

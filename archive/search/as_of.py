@@ -5,7 +5,10 @@ it stood then. The answer is read from the history, as every memento is:
 
 - **records** are matched as they were named then: the history rows of each
   kind published then (or held by the release) with their names or aliases
-  then, through the same `match_candidate` as the current search;
+  then, through the same `match_candidate` as the current search. Only those
+  that can match are read: the records the current search finds and those
+  changed since the moment (at most `REWRITTEN_LIMIT` of a kind; a moment
+  before more changes is refused, naming the limit);
 - **passages** are those of the sources published then, with their text then.
   A passage whose history has no row after the moment still has the text it
   had then, so it is found through the passage index. A passage rewritten or
@@ -37,6 +40,7 @@ from .keys import search_key
 from .query import TYPES, QueryError, clean_fiction, clean_query, clean_types, fiction_kept
 from .records import KINDS, SCORE_PASSAGE, Candidate, Query, match_candidate
 from .results import EXACT_COUNT_UP_TO, Hit, RankedHits, passage_snippet
+from .snapshot import snapshots
 
 # Passages rewritten since the moment are matched one by one in Python; past this, the read is refused.
 REWRITTEN_LIMIT = 20_000
@@ -50,13 +54,24 @@ class _SourceThen:
 
 
 def _record_hits(query: Query, types: tuple[str, ...], fiction: str, read: mementos.Listing) -> list[Hit]:
-    """Records of ``types`` published then whose name or alias then matches ``query``."""
+    """Records of ``types`` published then whose name or alias then matches ``query``.
+
+    Only the records that can match are read from the history: those the
+    current search finds (a record unchanged since stands as it stood), and
+    those changed since the moment (at most `REWRITTEN_LIMIT` of a kind).
+    """
     hits: list[Hit] = []
+    now = snapshots([type_ for type_ in types if type_ in KINDS])
     for type_ in types:
         kind = KINDS.get(type_)
         if kind is None:
             continue
-        states = mementos.published_states(kind.model, read)  # type: ignore[arg-type]  # every kind is curated
+        changed = mementos.records_changed_since(kind.model, read.read_at, limit=REWRITTEN_LIMIT)
+        if changed is None:
+            raise QueryError("as_of", f"More than {REWRITTEN_LIMIT:,} records of one kind changed since then; "
+                                      "search as of a later moment.")
+        wanted = changed | {candidate.pk for candidate, _match, _fictional in now[type_].matching(query)}
+        states = mementos.published_states(kind.model, read, wanted)  # type: ignore[arg-type]  # every kind is curated
         candidates = {row.id: Candidate(pk=row.id, slug=row.slug, title=getattr(row, kind.title_field))
                       for row in states}
         for row_id, name in mementos.names_then(kind.model, list(candidates), read.read_at):
@@ -105,12 +120,14 @@ class AsOfResults(RankedHits):
         if "passage" in self.types:
             ensure_usable()
             sources = self._sources_then()
-            rewritten = mementos.rewritten_since(read.read_at, limit=REWRITTEN_LIMIT)
+            kept = list(sources)
+            rewritten = mementos.rewritten_since(read.read_at, limit=REWRITTEN_LIMIT, sources=kept)
             if rewritten is None:
                 raise QueryError("as_of", f"More than {REWRITTEN_LIMIT:,} passages were rewritten since then; "
                                           "search as of a later moment.")
-            unchanged = matching_entries(self.query.key).filter(source_id__in=list(sources))
-            self.entries = unchanged.exclude(passage_id__in=mementos.changed_since(read.read_at)).order_by(
+            unchanged = matching_entries(self.query.key).filter(source_id__in=kept)
+            # An entry's source is its passage's now: rows of other sources cannot have changed it since.
+            self.entries = unchanged.exclude(passage_id__in=mementos.changed_since(read.read_at, kept)).order_by(
                 "source_id", "seq")
             self.rewritten = self._rewritten_hits(rewritten, sources)
             self.sources = sources

@@ -117,14 +117,15 @@ def test_bad_as_of_and_release_values_are_named(moment: dt.datetime) -> None:
     assert client.get(f"{SEARCH}?q=唐&version=1").status_code == 400
 
 
-def test_too_many_passages_rewritten_since_is_refused_by_name(moment: dt.datetime,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_too_much_changed_since_is_refused_by_name(moment: dt.datetime, monkeypatch: pytest.MonkeyPatch) -> None:
     from archive.search import as_of
 
+    # Since the moment one passage was rewritten and one person changed (an alias added); no unit changed.
     monkeypatch.setattr(as_of, "REWRITTEN_LIMIT", 0)
-    answer = Client().get(f"{SEARCH}?q=渡江&as_of={_z(moment)}")
-    assert answer.status_code == 400 and "rewritten" in answer.json()["as_of"][0]
-    assert Client().get(f"{SEARCH}?q=渡江&as_of={_z(moment)}&type=person").status_code == 200
+    for kind, said in (("passage", "passages were rewritten"), ("person", "records of one kind changed")):
+        answer = Client().get(f"{SEARCH}?q=渡江&as_of={_z(moment)}&type={kind}")
+        assert answer.status_code == 400 and said in answer.json()["as_of"][0], answer.content
+    assert Client().get(f"{SEARCH}?q=渡江&as_of={_z(moment)}&type=unit").status_code == 200
 
 
 def test_the_rewritten_passage_is_read_from_its_history(moment: dt.datetime) -> None:
