@@ -33,7 +33,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from archive import counting, mementos
-from archive.models import Passage
+from archive.models import Passage, Source
 
 from .index import ensure_usable, estimate_visible, matching_entries, planned_for_the_term
 from .keys import search_key
@@ -42,7 +42,8 @@ from .records import KINDS, SCORE_PASSAGE, Candidate, Query, match_candidate
 from .results import EXACT_COUNT_UP_TO, Hit, RankedHits, passage_snippet
 from .snapshot import snapshots
 
-# Passages rewritten since the moment are matched one by one in Python; past this, the read is refused.
+# Records changed since the moment (of one kind) and passages rewritten since are read from the history and
+# matched one by one in Python; past this many, the read is refused.
 REWRITTEN_LIMIT = 20_000
 
 
@@ -94,8 +95,10 @@ def _fictional(model: Any, type_: str, states: list[Any]) -> dict[int, bool]:
     if type_ == "source":
         return {row.id: bool(row.is_fiction) for row in states}
     ids = [row.id for row in states]
-    now = dict(model._default_manager.filter(pk__in=ids, fictional=True).values_list("pk", "fictional"))
-    return {pk: bool(now.get(pk, False)) for pk in ids}
+    fictional = {pk for start in range(0, len(ids), 1000)  # lists short enough for one statement on every engine
+                 for pk in model._default_manager.filter(pk__in=ids[start:start + 1000], fictional=True)
+                 .values_list("pk", flat=True)}
+    return {pk: pk in fictional for pk in ids}
 
 
 class AsOfResults(RankedHits):
@@ -134,8 +137,6 @@ class AsOfResults(RankedHits):
 
     def _sources_then(self) -> dict[int, _SourceThen]:
         """The sources published then (held by the release) that the fiction choice keeps."""
-        from archive.models import Source
-
         states = mementos.published_states(Source, self.read)
         return {row.id: _SourceThen(row.slug, row.title, bool(row.is_fiction)) for row in states
                 if fiction_kept(bool(row.is_fiction), self.fiction)}
