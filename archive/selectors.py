@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Prefetch, Q, QuerySet
 
 from archive.models import (
     Citation,
@@ -199,12 +199,12 @@ def _nested_locations(mode: FictionMode) -> QuerySet[Location]:
     return _nested(_locations(mode)).defer("description")
 
 
-def place_refs(mode: FictionMode, to: str) -> Prefetch:
-    """Places shown as references, each with its (visible) parent."""
+def place_refs(mode: FictionMode, to: str, to_attr: str | None = None) -> Prefetch:
+    """Places shown as references, each with its (visible) parent; as a list ``to_attr`` if named."""
     queryset = _nested_locations(mode.nested).prefetch_related(
         Prefetch("parent", queryset=_nested_locations(mode.nested))
     )
-    return Prefetch(to, queryset=queryset)
+    return Prefetch(to, queryset=queryset, to_attr=to_attr)
 
 
 def _ref(model: type[Curated], mode: FictionMode, to: str) -> Prefetch:
@@ -347,9 +347,9 @@ def citations_of_source(source: Source) -> QuerySet[Citation]:
 
 
 def timeline_events(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Event]:
-    """Visible events in `mode` with their statements (dates, places) and the citations of each."""
+    """Visible events in `mode` with their places (`visible_places`), statements (dates, places) and citations."""
     queryset = _nested(Event.objects.approved()).defer("description").prefetch_related(
-        place_refs(mode, "locations"),
+        place_refs(mode, "locations", "visible_places"),
         _citations_prefetch(mode),
         _statements_prefetch(mode),
     )
@@ -381,4 +381,6 @@ def pending_review_key(record: Curated) -> str | None:
 
 def participations_in(mode: FictionMode, events: Iterable[int]) -> QuerySet[Participation]:
     """The visible participations of the given events, each with who took part and the citations that say so."""
-    return _participations(mode).filter(event_id__in=list(events)).order_by("event_id", "position", "id")
+    # Unplaced participations last on every engine (SQLite would put NULL first, PostgreSQL last).
+    return _participations(mode).filter(event_id__in=list(events)).order_by(
+        "event_id", F("position").asc(nulls_last=True), "id")

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from archive import dating, selectors
+from archive import dating
 from archive.models import Unit
 from archive.models.registry import FictionMode
-from archive.room.links import citation_url
+from archive.room.records import Records
 from archive.room.stated import stated_value
 
 
@@ -60,11 +60,11 @@ def _value(post: Any, mode: FictionMode, name: str) -> str:
     return accounts[0].value if accounts else ""
 
 
-def command_posts(unit: Unit, mode: FictionMode) -> list[CommandPost]:
+def command_posts(unit: Unit, mode: FictionMode, records: Records) -> list[CommandPost]:
     posts = getattr(unit, "visible_posts", [])
     return [
         CommandPost(post, _value(post, mode, "title"), _value(post, mode, "date_from"), _value(post, mode, "date_to"),
-                    [{"citation": c, "url": citation_url(c, mode)} for c in post.visible_citations])
+                    [{"citation": c, "url": records.citation_link(c, mode)} for c in post.visible_citations])
         for post in posts
     ]
 
@@ -95,10 +95,10 @@ def lines(roots: list[Node]) -> list[Line]:
     return written
 
 
-def tree(mode: FictionMode) -> list[Node]:
+def tree(mode: FictionMode, records: Records) -> list[Node]:
     """Every visible unit under its visible parent; a unit whose parent is hidden is a root."""
-    units = list(selectors.filter_fiction(selectors.units(mode), mode).order_by("name", "slug"))
-    nodes = {unit.pk: Node(unit, command_posts(unit, mode)) for unit in units}
+    units = records.units(mode)
+    nodes = {unit.pk: Node(unit, command_posts(unit, mode, records)) for unit in units}
     roots = []
     for unit in units:
         parent = nodes.get(unit.parent_id) if unit.parent_id is not None else None

@@ -27,20 +27,21 @@ def _with_mode(path: str, mode: FictionMode, **params: Any) -> str:
     return f"{path}?{query}" if query else path
 
 
-def record_url(record: Any, mode: FictionMode) -> str:
-    return _with_mode(reverse(_ROUTES[type(record)], kwargs={"slug": record.slug}), mode)
+def record_url(record: Any, mode: FictionMode, held: dict[str, str] | None = None) -> str:
+    """A record's page in the reader's mode; as published then when ``held`` names the moment or release."""
+    return _with_mode(reverse(_ROUTES[type(record)], kwargs={"slug": record.slug}), mode, **(held or {}))
 
 
 def edition_page(seq: int) -> int:
     return (max(seq, 1) - 1) // EDITION_PAGE + 1
 
 
-def citation_url(citation: Citation, mode: FictionMode) -> str:
-    """The cited span, marked in its passage, in the edition of its source."""
+def citation_url(citation: Citation, mode: FictionMode, held: dict[str, str] | None = None) -> str:
+    """The cited span, marked in its passage, in the edition of its source (as published then, with ``held``)."""
     source = citation.passage.source
     path = reverse("room:source", kwargs={"slug": source.slug})
     page = edition_page(citation.passage.seq)
-    params = {"page": page} if page > 1 else {}
+    params: dict[str, Any] = {**(held or {}), **({"page": page} if page > 1 else {})}
     return _with_mode(path, mode, **params) + f"#c-{citation.pk}"
 
 

@@ -20,13 +20,13 @@ from typing import Any
 
 from django.utils.timezone import localtime
 
-from archive import dating, selectors
+from archive import dating
 from archive.models import Event, Participation
 from archive.models.registry import FictionMode
 from archive.room import battle, places
 from archive.room import timeline as timelines
-from archive.room.links import record_url
 from archive.room.reading import NANJING, Window
+from archive.room.records import MOST_EVENTS, Records
 from archive.room.stated import stated_value
 
 # 21:00 on 12 December: the headquarters' launch leaves 煤炭港.
@@ -81,11 +81,11 @@ def default_window(moment: dt.datetime) -> Window:
     return Window(moment - HALF_WINDOW, moment + HALF_WINDOW)
 
 
-def _who(participation: Participation, mode: FictionMode) -> dict[str, str]:
+def _who(participation: Participation, mode: FictionMode, records: Records) -> dict[str, str]:
     record: Any = participation.person or participation.unit
     kind = "person" if participation.person is not None else "unit"
     return {"key": f"{kind}:{record.slug}", "kind": kind, "slug": record.slug, "name": record.name,
-            "url": record_url(record, mode), "side": record.side}
+            "url": records.link(record, mode), "side": record.side}
 
 
 def _titles(citations: Iterable[Any]) -> list[str]:
@@ -99,40 +99,39 @@ def _where(event: Event, mode: FictionMode, mapped: dict[str, Place]) -> list[tu
     """The event's mapped places, each with the sources of the statement that puts the event there."""
     accounts = stated_value(event, mode, "location")
     if accounts is None:
-        return [(mapped[place.slug], []) for place in event.locations.all() if place.slug in mapped]
+        return [(mapped[place.slug], []) for place in event.visible_places if place.slug in mapped]  # type: ignore[attr-defined]
     return [(mapped[account.value], _titles(account.citations)) for account in accounts if account.value in mapped]
 
 
-def _mapped(events: list[Event], mode: FictionMode) -> dict[str, dict[str, Any]]:
-    slugs = {place.slug for event in events for place in event.locations.all()}
+def _mapped(events: list[Event], mode: FictionMode, records: Records) -> dict[str, dict[str, Any]]:
+    among = {place.pk for event in events for place in event.visible_places}  # type: ignore[attr-defined]
     found = {}
-    for place in selectors.mapped_places(mode).filter(slug__in=slugs):
+    for place in records.mapped_places(mode, among):
         point = places.coordinates(place, mode)
         if point is not None:
-            found[place.slug] = {"slug": place.slug, "name": place.name, "url": record_url(place, mode),
+            found[place.slug] = {"slug": place.slug, "name": place.name, "url": records.link(place, mode),
                                  "lat": point[0], "lon": point[1],
                                  "radius": places.radius_m(place.coordinate_precision)}
     return found
 
 
-def spans_of(window: Window, mode: FictionMode) -> tuple[list[Span], bool]:
-    kinds = timelines.source_kinds()
-    queryset = timelines.in_window(selectors.timeline_events(mode), window)
-    events = list(queryset.order_by("earliest", "latest", "slug")[: timelines.MOST_EVENTS + 1])
-    truncated = len(events) > timelines.MOST_EVENTS
-    events = events[: timelines.MOST_EVENTS]
-    mapped = _mapped(events, mode)
+def spans_of(window: Window, mode: FictionMode, records: Records) -> tuple[list[Span], bool]:
+    kinds = records.source_kinds()
+    events = records.events(window, mode, {})
+    truncated = len(events) > MOST_EVENTS
+    events = events[:MOST_EVENTS]
+    mapped = _mapped(events, mode, records)
     taking_part: dict[int, list[Participation]] = {}
-    for participation in selectors.participations_in(mode, [event.pk for event in events]):
+    for participation in records.participations(mode, [event.pk for event in events], evidence=True):
         taking_part.setdefault(participation.event_id, []).append(participation)
     spans = []
     for event in events:
         whos = taking_part.get(event.pk, [])
         where = _where(event, mode, mapped) if whos else []
-        said = {"slug": event.slug, "title": event.title, "url": record_url(event, mode)}
+        said = {"slug": event.slug, "title": event.title, "url": records.link(event, mode)}
         dated = timelines.bars_of(event, mode, kinds) if where else []
         for participation in whos:
-            who = _who(participation, mode)
+            who = _who(participation, mode, records)
             cited = _titles(getattr(participation, "visible_citations", ()))
             for bar in dated:
                 for place, sources in where:
@@ -207,10 +206,10 @@ class Command:
     posts: list[dict[str, Any]]
 
 
-def commands_at(mode: FictionMode, moment: dt.datetime) -> list[Command]:
+def commands_at(mode: FictionMode, moment: dt.datetime, records: Records) -> list[Command]:
     """Every unit with commanders; a post whose dates exclude the moment is marked, an undated post stays."""
     commands = []
-    for line in battle.lines(battle.tree(mode)):
+    for line in battle.lines(battle.tree(mode, records)):
         posts = []
         for post in line.node.posts:
             start, end = _bounds(post.date_from, post.date_to)
@@ -226,10 +225,11 @@ def commands_at(mode: FictionMode, moment: dt.datetime) -> list[Command]:
     return commands
 
 
-def night(moment: dt.datetime, window: Window, mode: FictionMode) -> Night:
-    spans, truncated = spans_of(window, mode)
+def night(moment: dt.datetime, window: Window, mode: FictionMode, records: Records) -> Night:
+    """The night as ``records`` hold it: the archive now, or as published then."""
+    spans, truncated = spans_of(window, mode, records)
     shown = positions_at(spans, moment)
-    return Night(moment, window, spans, shown, trails(spans, shown), commands_at(mode, moment), truncated)
+    return Night(moment, window, spans, shown, trails(spans, shown), commands_at(mode, moment, records), truncated)
 
 
 def span_data(spans: list[Span]) -> dict[str, Any]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from archive import selectors
 from archive.models import Event
 from archive.models.registry import FictionMode
 from archive.models.statements import parse_coordinates
-from archive.room.links import record_url
+from archive.room.records import Records
 from archive.room.stated import stated_value
 
 # "±200 m", "±1.5 km", "within 1 km": the curators write the precision for people; the map reads the figure.
@@ -38,29 +37,27 @@ def coordinates(place: Any, mode: FictionMode) -> tuple[float, float] | None:
     return float(place.latitude), float(place.longitude)
 
 
-def _events_by_place(events: list[Event], mode: FictionMode) -> dict[int, list[dict[str, str]]]:
+def _events_by_place(events: list[Event], mode: FictionMode, records: Records) -> dict[int, list[dict[str, str]]]:
     found: dict[int, list[dict[str, str]]] = {}
     for event in events:
-        for place in event.locations.all():
-            found.setdefault(place.pk, []).append({"title": event.title, "url": record_url(event, mode)})
+        for place in event.visible_places:  # type: ignore[attr-defined]  # set by the records
+            found.setdefault(place.pk, []).append({"title": event.title, "url": records.link(event, mode)})
     return found
 
 
-def map_data(mode: FictionMode, events: list[Event]) -> list[dict[str, Any]]:
+def map_data(mode: FictionMode, events: list[Event], records: Records) -> list[dict[str, Any]]:
     """Each mapped place with its radius and the events of the window that happened there."""
-    at = _events_by_place(events, mode)
+    at = _events_by_place(events, mode, records)
     places = []
-    queryset = selectors.mapped_places(mode)
-    if queryset.count() > MOST_PLACES:
-        queryset = queryset.filter(pk__in=list(at))
-    for place in queryset.order_by("name", "slug"):
+    among = set(at) if records.mapped_count(mode) > MOST_PLACES else None
+    for place in records.mapped_places(mode, among):
         point = coordinates(place, mode)
         if point is None:
             continue
         places.append({
             "slug": place.slug,
             "name": place.name,
-            "url": record_url(place, mode),
+            "url": records.link(place, mode),
             "lat": point[0],
             "lon": point[1],
             "radius": radius_m(place.coordinate_precision),

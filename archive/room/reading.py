@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.http import HttpRequest
 from django.utils import timezone
@@ -99,6 +100,7 @@ def window(request: HttpRequest, default: Window | None = None) -> Window:
     return Window(start, end)
 
 
-def query_suffix(mode: FictionMode) -> str:
-    """What every link of a page carries so that the reader stays in their mode."""
-    return "" if mode is FictionMode.EXCLUDE else f"?fiction={mode.value}"
+def query_suffix(mode: FictionMode, held: dict[str, str] | None = None) -> str:
+    """What every link of a page carries so that the reader stays in their mode (and in the reading then, if held)."""
+    pairs = {**({"fiction": mode.value} if mode is not FictionMode.EXCLUDE else {}), **(held or {})}
+    return f"?{urlencode(pairs)}" if pairs else ""

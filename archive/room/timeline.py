@@ -13,18 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
 from django.utils.timezone import localtime
 
-from archive import selectors
-from archive.models import Event, Participation
+from archive.models import Event
 from archive.models.registry import FictionMode
-from archive.room.links import record_url
 from archive.room.reading import Window
+from archive.room.records import MOST_EVENTS, Records
 from archive.room.stated import stated_fields, stated_value
-
-# A window holds at most this many events; the reader narrows it for more.
-MOST_EVENTS = 400
 
 
 @dataclass
@@ -55,11 +50,6 @@ class Timeline:
     truncated: bool = False
 
 
-def source_kinds() -> dict[str, str]:
-    """Source slug → kind, for colouring bars; the archive holds few sources."""
-    return dict(selectors.sources().values_list("slug", "kind"))
-
-
 def _kind(citations: Iterable[Any], kinds: dict[str, str]) -> tuple[str, str]:
     for citation in citations:
         source = citation.passage.source
@@ -88,28 +78,7 @@ def bars_of(event: Event, mode: FictionMode, kinds: dict[str, str]) -> list[Bar]
 
 
 def _places(event: Event) -> list[str]:
-    return [place.name for place in event.locations.all()]
-
-
-def in_window(queryset: QuerySet[Event], window: Window) -> QuerySet[Event]:
-    return queryset.filter(earliest__lt=window.end, latest__gte=window.start)
-
-
-def narrowed(
-    queryset: QuerySet[Event], mode: FictionMode, *, person: Any = None, unit: Any = None, place: Any = None
-) -> QuerySet[Event]:
-    """Events one person or one unit took part in, or that happened at one place or inside it."""
-    visible = Participation.objects.filter(selectors.visible_participation_q())
-    taking_part = selectors.filter_fiction(visible, mode.nested)
-    if person is not None:
-        queryset = queryset.filter(pk__in=taking_part.filter(person=person).values("event_id"))
-    if unit is not None:
-        queryset = queryset.filter(pk__in=taking_part.filter(unit=unit).values("event_id"))
-    if place is not None:
-        inside = selectors.location_and_descendants(place)
-        queryset = queryset.filter(pk__in=Event.locations.through.objects.filter(location_id__in=inside)
-                                   .values("event_id"))
-    return queryset
+    return [place.name for place in event.visible_places]  # type: ignore[attr-defined]  # set by the records
 
 
 def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
@@ -132,41 +101,37 @@ def _ordered(events: list[Event]) -> list[tuple[Event, int]]:
     return ordered
 
 
-def timeline(window: Window, mode: FictionMode, **narrow: Any) -> Timeline:
-    kinds = source_kinds()
-    queryset = narrowed(selectors.timeline_events(mode), mode, **narrow)
-    events = list(in_window(queryset, window).order_by("earliest", "latest", "slug")[: MOST_EVENTS + 1])
+def timeline(window: Window, mode: FictionMode, records: Records, **narrow: Any) -> Timeline:
+    """The events of the window as ``records`` hold them (now, or as published then), narrowed as asked."""
+    kinds = records.source_kinds()
+    events = records.events(window, mode, narrow)
     truncated = len(events) > MOST_EVENTS
     rows = []
     for event, depth in _ordered(events[:MOST_EVENTS]):
         bars = bars_of(event, mode, kinds)
         if bars:
-            rows.append(Row(event, record_url(event, mode), depth, bars, _places(event),
+            rows.append(Row(event, records.link(event, mode), depth, bars, _places(event),
                             bars[0].as_written, event.date))
     invented = []
     if mode is not FictionMode.EXCLUDE:
-        undated = queryset.filter(earliest__isnull=True, fictional=True).order_by("date", "slug")[:MOST_EVENTS]
-        for event in undated:
+        for event in records.invented(mode, narrow):
             accounts = stated_value(event, mode, "date")
             written = accounts[0].statement.as_written if accounts else event.date_text
             value = accounts[0].value if accounts else event.date
-            invented.append(Row(event, record_url(event, mode), 0, [], _places(event), written, value))
+            invented.append(Row(event, records.link(event, mode), 0, [], _places(event), written, value))
     return Timeline(rows, invented, truncated)
 
 
 GROUPS = ("event", "unit", "place")
 
 
-def taking_part(line: Timeline, mode: FictionMode) -> dict[int, tuple[str, list[str]]]:
+def taking_part(line: Timeline, mode: FictionMode, records: Records) -> dict[int, tuple[str, list[str]]]:
     """Each shown event's side (one side, `mixed`, or `unknown`) and the units that took part, in one query."""
-    shown = [row.event.pk for row in line.rows]
-    visible = selectors.filter_fiction(
-        Participation.objects.filter(selectors.visible_participation_q(), event__in=shown), mode.nested,
-    ).select_related("person", "unit").only("event_id", "person__side", "unit__name", "unit__side")
+    visible = records.participations(mode, [row.event.pk for row in line.rows], evidence=False)
     sides: dict[int, set[str]] = {}
     units: dict[int, list[str]] = {}
     for participation in visible:
-        who = participation.person or participation.unit
+        who: Any = participation.person or participation.unit  # a visible participation names one of them
         if who.side != "unknown":
             sides.setdefault(participation.event_id, set()).add(who.side)
         if participation.unit is not None and participation.unit.name not in units.get(participation.event_id, []):
@@ -207,12 +172,9 @@ def bar_data(line: Timeline, parts: dict[int, tuple[str, list[str]]] | None = No
     ]
 
 
-def narrowing_choices(line: Timeline, mode: FictionMode) -> dict[str, list[tuple[str, str]]]:
+def narrowing_choices(line: Timeline, mode: FictionMode, records: Records) -> dict[str, list[tuple[str, str]]]:
     """The people, units and places of the events shown: what the reader may narrow the timeline to."""
-    events = [row.event.pk for row in line.rows]
-    visible = selectors.filter_fiction(
-        Participation.objects.filter(selectors.visible_participation_q(), event__in=events), mode.nested
-    ).select_related("person", "unit").only("person__slug", "person__name", "unit__slug", "unit__name")
+    visible = records.participations(mode, [row.event.pk for row in line.rows], evidence=False)
     people: dict[str, str] = {}
     units: dict[str, str] = {}
     for participation in visible:
@@ -220,6 +182,6 @@ def narrowing_choices(line: Timeline, mode: FictionMode) -> dict[str, list[tuple
             people[participation.person.slug] = participation.person.name
         if participation.unit is not None:
             units[participation.unit.slug] = participation.unit.name
-    places = {place.slug: place.name for row in line.rows for place in row.event.locations.all()}
+    places = {place.slug: place.name for row in line.rows for place in row.event.visible_places}  # type: ignore[attr-defined]
     return {name: sorted(found.items(), key=lambda pair: (pair[1], pair[0]))
             for name, found in (("person", people), ("unit", units), ("place", places))}

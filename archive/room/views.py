@@ -26,6 +26,8 @@ from archive.models.registry import FictionMode
 from archive.room import battle, citing, edition, finding, memento, night, places, reading, values
 from archive.room import timeline as timelines
 from archive.room.links import EDITION_PAGE, citation_url, edition_page, record_url, target_url
+from archive.room.records import MOST_EVENTS, Now, Records
+from archive.room.records_then import Then
 from archive.room.stated import stated_fields
 from archive.services.mentions import MENTION_CLAIM
 
@@ -33,8 +35,17 @@ View = Callable[..., HttpResponse]
 LIST_PAGE = 100
 
 
-def _page(request: HttpRequest, template: str, context: dict[str, Any], mode: FictionMode) -> HttpResponse:
-    context.update(mode=mode, fiction_on=mode is not FictionMode.EXCLUDE, keep=reading.query_suffix(mode))
+def _page(request: HttpRequest, template: str, context: dict[str, Any], mode: FictionMode,
+          records: Records | None = None) -> HttpResponse:
+    """A room page; a picture drawn as published then says so, and every link of it keeps that reading."""
+    held = records.held if records is not None else {}
+    context.update(mode=mode, fiction_on=mode is not FictionMode.EXCLUDE, keep=reading.query_suffix(mode, held),
+                   held=held)
+    if isinstance(records, Then):
+        current, memento = _reading_urls(request, records)
+        release = records.read.release
+        context["listing"] = {"release": release.number if release is not None else None,
+                              "read_at": records.read.read_at, "current_url": current, "memento_url": memento}
     context["pending_review_url"] = _pending_review_url(request, context.get("record"))
     return render(request, f"room/{template}", context)
 
@@ -72,19 +83,38 @@ def reads_mode(view: View) -> View:
     return wrapped
 
 
-def read_now(view: View) -> View:
-    """A page drawn from the archive as it is now: `?as_of=` or `?release=` is a 400 that says where to read then."""
+def drawn(view: View) -> View:
+    """A picture drawn from the archive now, or with ``?as_of=`` or ``?release=`` from the archive as published then.
+
+    The view gets the records to draw from (`archive.room.records`); a page
+    of the past says so, keeps its reading in every link, and carries
+    ``Memento-Datetime`` and ``Link`` (RFC 7089). ``version`` names one
+    record's version, not a moment of the whole archive: a 400.
+    """
 
     def wrapped(request: HttpRequest, mode: FictionMode, *args: Any, **kwargs: Any) -> HttpResponse:
-        given = next((name for name in mementos.PARAMETERS if name in request.GET), None)
-        if given is not None:
-            raise reading.BadParameter(given, _("This page shows the archive as it is now. The home page's lists, "
-                                                "the record pages and the sources are read as of a date or a release."))
-        return view(request, mode, *args, **kwargs)
+        if not mementos.asked(request.GET):
+            return view(request, mode, Now(), *args, **kwargs)
+        try:
+            read = mementos.listing(request.GET)
+        except mementos.BadValue as bad:
+            raise reading.BadParameter(bad.name, bad.message) from bad
+        then = Then(read)
+        response = view(request, mode, then, *args, **kwargs)
+        current, memento = _reading_urls(request, then)
+        return mementos.mark(response, original=request.build_absolute_uri(current),
+                             memento=request.build_absolute_uri(memento), moment=read.read_at)
 
     wrapped.__name__ = view.__name__
     wrapped.__doc__ = view.__doc__
     return wrapped
+
+
+def _reading_urls(request: HttpRequest, then: Then) -> tuple[str, str]:
+    """The page as it is now, and its permanent link as read then (the moment written in full, or the release)."""
+    others = [(name, value) for name, value in request.GET.items() if name not in mementos.PARAMETERS]
+    current = request.path + (f"?{urlencode(others)}" if others else "")
+    return current, f"{request.path}?{urlencode(others + list(then.held.items()))}"
 
 
 def versioned(model: type[Curated], route: str) -> Callable[[View], View]:
@@ -295,14 +325,14 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     return _page(request, "source.html", context, mode)
 
 
-def _narrowing(request: HttpRequest, mode: FictionMode) -> dict[str, Any]:
+def _narrowing(request: HttpRequest, mode: FictionMode, records: Records) -> dict[str, Any]:
     """The person, unit or place the reader narrowed the timeline or map to; an unknown slug is a 400."""
     found: dict[str, Any] = {}
     for name, model in (("person", Person), ("unit", Unit), ("place", Location)):
         slug = request.GET.get(name, "")
         if not slug:
             continue
-        record = selectors.filter_fiction(model.objects.approved(), mode.nested).filter(slug=slug).first()
+        record = records.find(model, slug, mode)
         if record is None:
             raise reading.BadParameter(name, _("No %(kind)s is named “%(slug)s”.") % {
                 "kind": model._meta.verbose_name, "slug": slug})
@@ -322,56 +352,56 @@ def _choices(found: dict[str, list[tuple[str, str]]], narrow: dict[str, Any]) ->
             for name in ("person", "unit", "place")]
 
 
-def _window_query(window: reading.Window, mode: FictionMode, narrow: dict[str, Any]) -> str:
+def _window_query(window: reading.Window, mode: FictionMode, narrow: dict[str, Any], records: Records) -> str:
     pairs = [("from", window.start.isoformat()), ("to", window.end.isoformat())]
     pairs += [(name, record.slug) for name, record in narrow.items()]
     if mode is not FictionMode.EXCLUDE:
         pairs.append(("fiction", mode.value))
-    return urlencode(pairs)
+    return urlencode(pairs + list(records.held.items()))
 
 
 @reads_mode
-@read_now
-def timeline(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+@drawn
+def timeline(request: HttpRequest, mode: FictionMode, records: Records) -> HttpResponse:
     window = reading.window(request)
-    narrow = _narrowing(request, mode)
-    line = timelines.timeline(window, mode, **narrow)
+    narrow = _narrowing(request, mode, records)
+    line = timelines.timeline(window, mode, records, **narrow)
     group = request.GET.get("group", "") or "event"
     if group not in timelines.GROUPS:
         raise reading.BadParameter("group", _("“%(value)s” is not one of %(choices)s.") % {
             "value": group, "choices": ", ".join(timelines.GROUPS)})
     context = {
         "line": line,
-        "bars": timelines.bar_data(line, timelines.taking_part(line, mode)),
+        "bars": timelines.bar_data(line, timelines.taking_part(line, mode, records)),
         "group": group,
         "middle": window.start + (window.end - window.start) / 2,
         "window": window,
         "narrow": narrow,
-        "narrowed_to": [(record, record_url(record, mode)) for record in narrow.values()],
-        "choices": _choices(timelines.narrowing_choices(line, mode), narrow),
-        "window_query": _window_query(window, mode, narrow),
-        "most": timelines.MOST_EVENTS,
+        "narrowed_to": [(record, records.link(record, mode)) for record in narrow.values()],
+        "choices": _choices(timelines.narrowing_choices(line, mode, records), narrow),
+        "window_query": _window_query(window, mode, narrow, records),
+        "most": MOST_EVENTS,
     }
-    return _page(request, "timeline.html", context, mode)
+    return _page(request, "timeline.html", context, mode, records)
 
 
 @reads_mode
-@read_now
-def map_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+@drawn
+def map_view(request: HttpRequest, mode: FictionMode, records: Records) -> HttpResponse:
     window = reading.window(request)
-    narrow = _narrowing(request, mode)
-    line = timelines.timeline(window, mode, **narrow)
-    mapped = places.map_data(mode, [row.event for row in line.rows])
+    narrow = _narrowing(request, mode, records)
+    line = timelines.timeline(window, mode, records, **narrow)
+    mapped = places.map_data(mode, [row.event for row in line.rows], records)
     context = {
         "places": mapped,
         "window": window,
         "narrow": narrow,
-        "window_query": _window_query(window, mode, narrow),
+        "window_query": _window_query(window, mode, narrow, records),
     }
-    return _page(request, "map.html", context, mode)
+    return _page(request, "map.html", context, mode, records)
 
 
-def _step(moment: dt.datetime, hours: int, window: reading.Window, mode: FictionMode) -> str:
+def _step(moment: dt.datetime, hours: int, window: reading.Window, mode: FictionMode, records: Records) -> str:
     """The query of the same window at a moment some hours away, or "" when that falls outside it."""
     later = moment + dt.timedelta(hours=hours)
     if not window.start <= later <= window.end:
@@ -379,34 +409,34 @@ def _step(moment: dt.datetime, hours: int, window: reading.Window, mode: Fiction
     pairs = [("at", later.isoformat()), ("from", window.start.isoformat()), ("to", window.end.isoformat())]
     if mode is not FictionMode.EXCLUDE:
         pairs.append(("fiction", mode.value))
-    return urlencode(pairs)
+    return urlencode(pairs + list(records.held.items()))
 
 
 @reads_mode
-@read_now
-def night_view(request: HttpRequest, mode: FictionMode) -> HttpResponse:
+@drawn
+def night_view(request: HttpRequest, mode: FictionMode, records: Records) -> HttpResponse:
     """Who was where at one moment, by which account, with who commanded what: a slider moves the moment."""
     moment = reading.moment(request, "at", night.DEFAULT_AT)
     window = reading.window(request, night.default_window(moment))
     if not window.start <= moment <= window.end:
         raise reading.BadParameter("at", _("The moment must lie inside the window (from … to)."))
-    seen = night.night(moment, window, mode)
+    seen = night.night(moment, window, mode, records)
     context = {
         "night": seen,
         "spans": night.span_data(seen.spans),
         "window": window,
         "moment": moment,
-        "earlier": _step(moment, -1, window, mode),
-        "later": _step(moment, 1, window, mode),
-        "window_query": _window_query(window, mode, {}),
+        "earlier": _step(moment, -1, window, mode, records),
+        "later": _step(moment, 1, window, mode, records),
+        "window_query": _window_query(window, mode, {}, records),
     }
-    return _page(request, "night.html", context, mode)
+    return _page(request, "night.html", context, mode, records)
 
 
 @reads_mode
-@read_now
-def order_of_battle(request: HttpRequest, mode: FictionMode) -> HttpResponse:
-    return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode))}, mode)
+@drawn
+def order_of_battle(request: HttpRequest, mode: FictionMode, records: Records) -> HttpResponse:
+    return _page(request, "order_of_battle.html", {"lines": battle.lines(battle.tree(mode, records))}, mode, records)
 
 
 @reads_mode
@@ -517,8 +547,10 @@ def cite_archive(request: HttpRequest, mode: FictionMode) -> HttpResponse:
 
 
 @reads_mode
-@read_now
-def releases(request: HttpRequest, mode: FictionMode) -> HttpResponse:
-    """The releases, newest first, with their files and checksums."""
+@drawn
+def releases(request: HttpRequest, mode: FictionMode, records: Records) -> HttpResponse:
+    """The releases, newest first, with their files and checksums; as of a moment or a release, those made by then."""
     listed = Release.objects.defer("published", "contributors").prefetch_related("files").order_by("-number")
-    return _page(request, "releases.html", {"releases": listed}, mode)
+    if isinstance(records, Then):
+        listed = listed.filter(made_at__lte=records.read.read_at)
+    return _page(request, "releases.html", {"releases": listed}, mode, records)

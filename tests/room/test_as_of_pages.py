@@ -276,13 +276,6 @@ def test_a_source_reads_as_published_then_with_the_citations_then(history: dict)
     assert client.get(f"/sources/room-later/?as_of={_z(timezone.now())}&page=9").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["/timeline/", "/map/", "/order-of-battle/", "/releases/"])
-def test_a_page_of_the_archive_as_it_is_now_refuses_a_date_saying_so(history: dict, path: str) -> None:
-    joined = "&" if "?" in path else "?"
-    answer = Client().get(f"{path}{joined}release=1")
-    assert answer.status_code == 400 and "“release”" in answer.content.decode()
-
-
 def test_the_search_reads_the_archive_then_links_each_hit_then_and_says_so(history: dict) -> None:
     client = Client()
     at = _z(history["published"])  # type: ignore[arg-type]

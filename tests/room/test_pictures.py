@@ -1,13 +1,25 @@
-"""What the pictures say on the shipped collection: the timeline, the map, the order of battle, an edition."""
+"""What the pictures say on the shipped collection: the timeline, the map, the order of battle, an edition.
+
+The pictures as published at a moment or as a release holds them are read
+from the history: as of now they draw what the archive draws now, and after
+a change they still draw the archive then.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+import time
 from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
+
+from archive.importing.releases import make_release
+from archive.models import Event, Location, Person, Unit
+from tests.factories import publish_change
 
 pytestmark = pytest.mark.usefixtures("shipped")
 
@@ -149,3 +161,80 @@ def test_pages_speak_the_readers_language() -> None:
     assert "时间轴" in client.get("/timeline/").content.decode()
     client.cookies["django_language"] = "zh-hant"
     assert "時間軸" in client.get("/timeline/").content.decode()
+
+
+# --- the pictures as published then ------------------------------------------------------------
+
+PICTURES = ("/timeline/", "/map/", "/night/", "/order-of-battle/")
+
+
+def _z(moment: dt.datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _drawn(html: str) -> str:
+    """A page without what a reading then adds: its notice, the reading kept in links and forms, the form's token."""
+    html = re.sub(r'<p class="memento-notice".*?</p>', "", html, flags=re.S)
+    html = re.sub(r'<input type="hidden" name="(as_of|release)"[^>]*>', "", html)
+    html = re.sub(r'(\?|&amp;|&|\\u0026)(as_of|release)=[0-9A-Za-z:.%-]+', "", html)
+    html = re.sub(r'csrfmiddlewaretoken" value="[^"]*"', "", html)
+    return "\n".join(line for line in html.replace('?"', '"').splitlines() if line.strip())
+
+
+@pytest.mark.parametrize("path", [f"{page}{mode}" for page in PICTURES
+                                  for mode in ("", "?fiction=include", "?fiction=only")])
+def test_a_picture_as_of_now_read_from_the_history_draws_what_the_archive_draws_now(path: str) -> None:
+    now = _html(path)
+    joined = "&" if "?" in path else "?"
+    then = Client().get(f"{path}{joined}as_of={_z(timezone.now())}")
+    assert then.status_code == 200 and then["Memento-Datetime"].endswith("GMT")
+    assert 'class="memento-notice"' in then.content.decode()
+    assert _drawn(then.content.decode()) == _drawn(now)
+
+
+def test_the_pictures_as_of_a_moment_or_a_release_draw_the_archive_then_and_keep_it_in_their_links() -> None:
+    before_release = timezone.now()
+    time.sleep(0.01)
+    make_release(by="operator", base_url="http://testserver")
+    time.sleep(0.01)
+    released = timezone.now()
+    time.sleep(0.01)
+    publish_change(Event.objects.get(slug="meeting-1700-12-december"), title="改过题目的撤退会议")
+    publish_change(Unit.objects.get(slug="51st-division"), name="改过名字的第51师")
+    publish_change(Location.objects.get(slug="meitangang"), name="改过名字的煤炭港")
+    publish_change(Person.objects.get(slug="tang-shengzhi"), name="改过名字的唐生智")
+    pictures = {page: _html(f"{page}?{DAY_12}") for page in PICTURES}
+    assert "改过题目的撤退会议" in pictures["/timeline/"] and "改过名字的第51师" in pictures["/order-of-battle/"]
+    assert "改过名字的煤炭港" in pictures["/map/"] and "改过名字的唐生智" in pictures["/night/"]
+
+    for held in (f"as_of={_z(released)}", "release=1"):
+        then = {page: Client().get(f"{page}?{DAY_12}&{held}") for page in PICTURES}
+        assert all(answer.status_code == 200 for answer in then.values()), held
+        timeline, battle = then["/timeline/"].content.decode(), then["/order-of-battle/"].content.decode()
+        assert "12日傍晚5点卫戍司令部撤退会议" in timeline and "改过题目的撤退会议" not in timeline
+        assert "第51师" in battle and "改过名字的第51师" not in battle
+        assert "煤炭港" in then["/map/"].content.decode() and "改过名字" not in then["/map/"].content.decode()
+        assert "唐生智" in then["/night/"].content.decode() and "改过名字" not in then["/night/"].content.decode()
+        # Every link stays in the reading; the record a link leads to is read then too.
+        assert f'href="/events/meeting-1700-12-december/?{held}"' in timeline
+        event_then = Client().get(f"/events/meeting-1700-12-december/?{held}").content.decode()
+        assert "12日傍晚5点卫戍司令部撤退会议" in event_then and "改过题目" not in event_then
+        assert f'href="/units/51st-division/?{held.replace(":", "%3A")}"' in battle
+        assert '<input type="hidden" name="' + held.split("=")[0] + '"' in timeline
+        original = then["/timeline/"]["Link"].split(";")[0]
+        assert original == f"<http://testserver/timeline/?{DAY_12.replace(':', '%3A')}>"
+
+    releases = Client().get(f"/releases/?as_of={_z(before_release)}").content.decode()
+    assert 'id="release-1"' not in releases and 'class="memento-notice"' in releases
+    assert 'id="release-1"' in Client().get("/releases/?release=1").content.decode()
+
+
+def test_the_pictures_before_anything_was_published_are_empty_and_a_version_is_refused() -> None:
+    empty = _html(f"/timeline/?{DAY_12}&as_of=2000-01-01")
+    assert _script_data(empty, "timeline-data") == []
+    assert _script_data(_html("/map/?as_of=2000-01-01"), "map-data") == []
+    for page in PICTURES:
+        refused = Client().get(f"{page}?version=1")
+        assert refused.status_code == 400 and "“version”" in refused.content.decode(), page
+        future = Client().get(f"{page}?as_of=2999-01-01")
+        assert future.status_code == 400 and "“as_of”" in future.content.decode(), page

@@ -1,0 +1,263 @@
+"""The records the pictures draw, as published at a moment or as a release holds them.
+
+Read from the history (`archive.mementos`), as the record pages then are:
+each kind's published states become unsaved model instances carrying what
+the pictures read (`archive.room.records`), so the timeline, the map, the
+night and the order of battle draw the past with the code that draws the
+present. What a picture shows is filtered here as the selectors filter it
+now: approved then, on a source published then, fiction as the reader chose.
+
+Only what a picture can show is read: every event, place, unit and post
+published then (their rows are few), but statements, citations and passages
+only of the records drawn. Whether a record is fiction is derived and not
+kept in its history: its current flag decides, as on the record pages then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Model
+
+from archive import mementos, selectors
+from archive.models import Citation, Event, Location, Participation, Passage, Person, Post, Source, Statement, Unit
+from archive.models.registry import FictionMode
+from archive.room.links import citation_url, record_url
+from archive.room.reading import Window
+from archive.room.records import MOST_EVENTS
+
+_CHUNK = 1000
+
+
+def _chunks(ids: Iterable[int]) -> list[list[int]]:
+    ordered = sorted(set(ids))
+    return [ordered[start:start + _CHUNK] for start in range(0, len(ordered), _CHUNK)]
+
+
+def _shown(mode: FictionMode, fictional: bool) -> bool:
+    """Whether a record is shown in ``mode``, as `selectors.filter_fiction` decides it."""
+    return {FictionMode.EXCLUDE: not fictional, FictionMode.ONLY: fictional}.get(mode, True)
+
+
+def _instance(model: type[Model], row: Any) -> Any:
+    """An unsaved instance of ``model`` with the fields a history row kept."""
+    return model(**{f.attname: getattr(row, f.attname) for f in model._meta.concrete_fields if hasattr(row, f.attname)})
+
+
+class Then:
+    """The archive as published at ``read.read_at``, or as ``read.release`` holds it."""
+
+    def __init__(self, read: mementos.Listing) -> None:
+        self.read = read
+        release = read.release.number if read.release is not None else None
+        self.held = {"release": str(release)} if release is not None else {"as_of": mementos.moment_text(read.read_at)}
+        self._kinds: dict[type[Model], dict[int, Any]] = {}
+        self._history_ids: dict[int, int] = {}  # event id → the history row of its state then (its places)
+        self._decorated: set[int] = set()
+
+    # --- links -----------------------------------------------------------------------
+
+    def link(self, record: Model, mode: FictionMode) -> str:
+        return record_url(record, mode, self.held)
+
+    def citation_link(self, citation: Citation, mode: FictionMode) -> str:
+        return citation_url(citation, mode, self.held)
+
+    # --- each kind's published states --------------------------------------------------
+
+    def _all(self, model: type[Model]) -> dict[int, Any]:
+        """Every record of ``model`` published then, by id, with its current fiction flag."""
+        if model not in self._kinds:
+            states = mementos.published_states(model, self.read)  # type: ignore[arg-type]  # a curated kind
+            self._kinds[model] = self._made(model, states)
+            if model is Event:
+                self._history_ids = {state.id: state.history_id for state in states}
+        return self._kinds[model]
+
+    def _made(self, model: type[Model], states: list[Any]) -> dict[int, Any]:
+        made = {state.id: _instance(model, state) for state in states}
+        if any(f.name == "fictional" for f in model._meta.concrete_fields):
+            fiction = set(model._default_manager.filter(fictional=True).values_list("pk", flat=True))
+            for pk, record in made.items():
+                record.fictional = pk in fiction
+        return made
+
+    def _of(self, model: type[Model], field: str, targets: Iterable[int]) -> list[Any]:
+        """The history rows of the records of ``model`` published then whose ``field`` then was one of ``targets``."""
+        targets = set(targets)
+        history = model.history.model._default_manager  # type: ignore[attr-defined]  # simple-history adds it
+        ids: set[int] = set()
+        for chunk in _chunks(targets):
+            stood = history.filter(history_date__lte=self.read.read_at, **{f"{field}_id__in": chunk})
+            ids.update(stood.order_by().values_list("id", flat=True).distinct())
+        states = mementos.published_states(model, self.read, ids) if ids else []  # type: ignore[arg-type]
+        return [state for state in states if getattr(state, f"{field}_id") in targets]
+
+    # --- evidence ------------------------------------------------------------------------
+
+    def _on_passages(self, states: list[Any]) -> list[Citation]:
+        """Citations then, each on its passage then, of a source published then (the others are not shown)."""
+        sources = self._all(Source)
+        history = Passage.history.model._default_manager
+        passages: dict[int, Passage] = {}
+        for chunk in _chunks(state.passage_id for state in states):
+            for row in mementos.latest(history.filter(id__in=chunk, history_date__lte=self.read.read_at)):
+                if row.source_id in sources:
+                    passage = _instance(Passage, row)
+                    passage.source = sources[row.source_id]
+                    passages[row.id] = passage
+        cited = []
+        for citation in self._made(Citation, states).values():
+            if citation.passage_id in passages:
+                citation.passage = passages[citation.passage_id]
+                cited.append(citation)
+        return sorted(cited, key=lambda c: (c.passage.source.slug, c.passage.seq, c.start, c.pk))
+
+    def _citations(self, records: list[Any], field: str, mode: FictionMode) -> dict[int, list[Citation]]:
+        """The citations then of ``records`` (the records their ``field`` names), fiction's as the mode keeps it."""
+        by_record: dict[int, list[Citation]] = {}
+        for citation in self._on_passages(self._of(Citation, field, [r.pk for r in records])):
+            if _shown(mode.nested, citation.passage.source.is_fiction):
+                by_record.setdefault(getattr(citation, f"{field}_id"), []).append(citation)
+        return by_record
+
+    def _statements(self, records: list[Any], field: str, mode: FictionMode) -> dict[int, list[Statement]]:
+        """The approved statements then of ``records``, each with its visible citations then.
+
+        An account whose approved citations all come from fiction is fictional,
+        and left out when fiction is (as `selectors` annotates it now).
+        """
+        states = self._of(Statement, field, [r.pk for r in records])
+        links = Statement.history.model.citations.model._default_manager  # simple-history's links of each row
+        of_row = {state.history_id: state.id for state in states}
+        cited_by: dict[int, set[int]] = {}
+        for chunk in _chunks(of_row):
+            for history_id, citation_id in links.filter(history_id__in=chunk).values_list("history_id", "citation_id"):
+                cited_by.setdefault(of_row[history_id], set()).add(citation_id)
+        wanted = {pk for ids in cited_by.values() for pk in ids}
+        citations = {c.pk: c for c in self._on_passages(
+            mementos.published_states(Citation, self.read, wanted) if wanted else [])}
+        by_record: dict[int, list[Statement]] = {}
+        in_order = sorted(states, key=lambda s: (s.field, s.position is None, s.position or 0, s.id))
+        for statement in self._made(Statement, in_order).values():
+            cited = sorted((citations[pk] for pk in cited_by.get(statement.pk, ()) if pk in citations),
+                           key=lambda c: (c.passage.source.slug, c.passage.seq, c.start, c.pk))
+            fictional = bool(cited) and all(c.passage.source.is_fiction for c in cited)
+            if fictional and mode.nested is FictionMode.EXCLUDE:
+                continue
+            statement.fictional = fictional
+            statement.visible_citations = [c for c in cited if _shown(mode.nested, c.passage.source.is_fiction)]
+            by_record.setdefault(getattr(statement, f"{field}_id"), []).append(statement)
+        return by_record
+
+    # --- what the pictures ask -------------------------------------------------------------
+
+    def source_kinds(self) -> dict[str, str]:
+        return {source.slug: source.kind for source in self._all(Source).values()}
+
+    def find(self, model: type[Model], slug: str, mode: FictionMode) -> Any:
+        return next((record for record in self._all(model).values()
+                     if record.slug == slug and _shown(mode.nested, record.fictional)), None)
+
+    def _places_then(self, events: list[Event]) -> dict[int, set[int]]:
+        """Each event's places as its state then linked them (the history keeps an event's links per row)."""
+        links = Event.history.model.locations.model._default_manager  # simple-history's links of each row
+        of_row = {self._history_ids[event.pk]: event.pk for event in events}
+        found: dict[int, set[int]] = {}
+        for chunk in _chunks(of_row):
+            for history_id, place in links.filter(history_id__in=chunk).values_list("history_id", "location_id"):
+                found.setdefault(of_row[history_id], set()).add(place)
+        return found
+
+    def _narrowed(self, mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
+        events = [event for event in self._all(Event).values() if _shown(mode, event.fictional)]
+        for name in ("person", "unit"):
+            if (record := narrow.get(name)) is not None:
+                taking_part = self._of(Participation, name, [record.pk])
+                parts = self._made(Participation, taking_part).values()
+                ids = {p.event_id for p in parts if _shown(mode.nested, p.fictional)}
+                events = [event for event in events if event.pk in ids]
+        if (place := narrow.get("place")) is not None:
+            pairs = [(p.pk, p.parent_id) for p in self._all(Location).values()]
+            inside = selectors.descendants(pairs, place.pk)
+            located = self._places_then(events)
+            events = [event for event in events if located.get(event.pk, set()) & inside]
+        return events
+
+    def _decorate(self, events: list[Any], mode: FictionMode) -> list[Event]:
+        """The events with what a picture reads of them: places, statements and citations then."""
+        places = self._all(Location)
+        located = self._places_then(events)
+        statements = self._statements(events, "event", mode)
+        citations = self._citations(events, "event", mode)
+        for event in events:
+            event.visible_places = sorted(
+                (places[pk] for pk in located.get(event.pk, ()) if pk in places and _shown(
+                    mode.nested, places[pk].fictional)), key=lambda p: (p.name, p.slug))
+            event.visible_statements = statements.get(event.pk, [])
+            event.visible_citations = citations.get(event.pk, [])
+        return events
+
+    def events(self, window: Window, mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
+        dated = [e for e in self._narrowed(mode, narrow) if e.earliest is not None and e.latest is not None
+                 and e.earliest < window.end and e.latest >= window.start]
+        dated.sort(key=lambda e: (e.earliest, e.latest, e.slug))
+        return self._decorate(dated[: MOST_EVENTS + 1], mode)
+
+    def invented(self, mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
+        undated = [e for e in self._narrowed(mode, narrow) if e.earliest is None and e.fictional]
+        undated.sort(key=lambda e: (e.date, e.slug))
+        return self._decorate(undated[:MOST_EVENTS], mode)
+
+    def participations(self, mode: FictionMode, events: list[int], *, evidence: bool) -> list[Participation]:
+        shown_events, people, units = self._all(Event), self._all(Person), self._all(Unit)
+        found = []
+        for part in self._made(Participation, self._of(Participation, "event", events)).values():
+            event = shown_events.get(part.event_id)
+            if event is None or not _shown(mode.nested, part.fictional):
+                continue
+            if mode.nested is FictionMode.EXCLUDE and event.fictional:
+                continue  # a real person's part in an invented event is itself invented
+            part.event = event
+            part.person = people.get(part.person_id)
+            part.unit = units.get(part.unit_id)
+            if part.person is not None or part.unit is not None:
+                found.append(part)
+        if evidence:
+            citations = self._citations(found, "participation", mode)
+            for part in found:
+                part.visible_citations = citations.get(part.pk, [])
+        return sorted(found, key=lambda p: (p.event_id, p.position is None, p.position or 0, p.pk))
+
+    def _mapped(self, mode: FictionMode) -> list[Location]:
+        return [place for place in self._all(Location).values() if _shown(mode, place.fictional)
+                and place.latitude is not None and place.longitude is not None]
+
+    def mapped_count(self, mode: FictionMode) -> int:
+        return len(self._mapped(mode))
+
+    def mapped_places(self, mode: FictionMode, among: set[int] | None = None) -> list[Location]:
+        places: list[Any] = [place for place in self._mapped(mode) if among is None or place.pk in among]
+        statements = self._statements(places, "location", mode)
+        for place in places:
+            place.visible_statements = statements.get(place.pk, [])
+        return sorted(places, key=lambda p: (p.name, p.slug))
+
+    def units(self, mode: FictionMode) -> list[Unit]:
+        units = sorted((u for u in self._all(Unit).values() if _shown(mode, u.fictional)),
+                       key=lambda u: (u.name, u.slug))
+        people, all_units = self._all(Person), self._all(Unit)
+        posts = [post for post in self._all(Post).values() if post.person_id in people
+                 and post.unit_id in all_units and _shown(mode.nested, post.fictional)]
+        citations = self._citations(posts, "post", mode)
+        statements = self._statements(posts, "post", mode)
+        by_unit: dict[int, list[Post]] = {}
+        for post in sorted(posts, key=lambda p: (p.title, p.slug)):
+            post.person, post.unit = people[post.person_id], all_units[post.unit_id]
+            post.visible_citations = citations.get(post.pk, [])
+            post.visible_statements = statements.get(post.pk, [])
+            by_unit.setdefault(post.unit_id, []).append(post)
+        for unit in units:
+            unit.visible_posts = by_unit.get(unit.pk, [])
+        return units
