@@ -90,7 +90,37 @@ def record_history(
         _copy(using, history_model, rows)
     else:
         history_model._default_manager.using(using).bulk_create(rows, batch_size=BATCH_SIZE)
+    _record_links(model, rows, using)
     return len(rows)
+
+
+def _record_links(model: type[models.Model], rows: Sequence[models.Model], using: str) -> None:
+    """Each history row's snapshot of the record's kept links (an event's places, a statement's citations).
+
+    simple-history writes them beside each row it writes itself; a row written
+    here without them would read as a record that linked nothing then.
+    """
+    history_model = _history_model(model)
+    fields = history_model._history_m2m_fields  # type: ignore[attr-defined]  # simple-history adds it
+    if not fields or not rows:
+        return
+    when = rows[0].history_date  # type: ignore[attr-defined]  # one moment for the whole call
+    ids = [row.id for row in rows]  # type: ignore[attr-defined]  # the record's id, kept in its history row
+    kept = history_model._default_manager.using(using).filter(history_date=when)
+    written = {pk: history_id for start in range(0, len(ids), 1000)
+               for pk, history_id in kept.filter(id__in=ids[start:start + 1000]).values_list("id", "history_id")}
+    for field in fields:
+        through = field.remote_field.through
+        own = next(f for f in through._meta.concrete_fields if f.is_relation and f.related_model is model)
+        snapshot = getattr(history_model, field.name).model
+        linked = list(written)
+        for start in range(0, len(linked), 1000):
+            links = through._default_manager.using(using).filter(**{f"{own.attname}__in": linked[start:start + 1000]})
+            snapshot._default_manager.using(using).bulk_create([
+                snapshot(history_id=written[getattr(link, own.attname)],
+                         **{f.attname: getattr(link, f.attname) for f in through._meta.concrete_fields})
+                for link in links
+            ], batch_size=BATCH_SIZE)
 
 
 def insert_passages(

@@ -52,9 +52,10 @@ class Then:
         self.read = read
         release = read.release.number if read.release is not None else None
         self.held = {"release": str(release)} if release is not None else {"as_of": mementos.moment_text(read.read_at)}
-        self._kinds: dict[type[Model], dict[int, Any]] = {}
+        self._kinds: dict[type[Model], dict[int, Any]] = {}  # the records read, by kind and id
+        self._whole: set[type[Model]] = set()  # the kinds read whole
+        self._absent: dict[type[Model], set[int]] = {}  # ids read and found not published then
         self._history_ids: dict[int, int] = {}  # event id → the history row of its state then (its places)
-        self._decorated: set[int] = set()
 
     # --- links -----------------------------------------------------------------------
 
@@ -67,30 +68,51 @@ class Then:
     # --- each kind's published states --------------------------------------------------
 
     def _all(self, model: type[Model]) -> dict[int, Any]:
-        """Every record of ``model`` published then, by id, with its current fiction flag."""
-        if model not in self._kinds:
-            states = mementos.published_states(model, self.read)  # type: ignore[arg-type]  # a curated kind
-            self._kinds[model] = self._made(model, states)
-            if model is Event:
-                self._history_ids = {state.id: state.history_id for state in states}
-        return self._kinds[model]
+        """Every record of ``model`` published then, by id (for the kinds a picture shows whole: places, units)."""
+        if model not in self._whole:
+            self._whole.add(model)
+            self._keep(model, mementos.published_states(model, self.read))  # type: ignore[arg-type]  # curated
+        return self._kinds.setdefault(model, {})
+
+    def _some(self, model: type[Model], ids: Iterable[int]) -> dict[int, Any]:
+        """The records ``ids`` of ``model`` that were published then, by id (each read once per page)."""
+        known = self._kinds.setdefault(model, {})
+        asked = set(ids) - {None}  # a link that names no record
+        missing = asked - known.keys() - self._absent.setdefault(model, set())
+        if missing and model not in self._whole:
+            self._keep(model, mementos.published_states(model, self.read, missing))  # type: ignore[arg-type]
+            self._absent[model].update(missing - known.keys())
+        return {pk: known[pk] for pk in asked if pk in known}
+
+    def _keep(self, model: type[Model], states: list[Any]) -> None:
+        made = self._made(model, states)
+        self._kinds.setdefault(model, {}).update(made)
+        if model is Event:
+            self._history_ids.update((state.id, state.history_id) for state in states)
 
     def _made(self, model: type[Model], states: list[Any]) -> dict[int, Any]:
+        """Instances of the states, each with its current fiction flag (the history does not keep it)."""
         made = {state.id: _instance(model, state) for state in states}
         if any(f.name == "fictional" for f in model._meta.concrete_fields):
-            fiction = set(model._default_manager.filter(fictional=True).values_list("pk", flat=True))
+            fiction = {pk for chunk in _chunks(made) for pk in model._default_manager.filter(
+                pk__in=chunk, fictional=True).values_list("pk", flat=True)}
             for pk, record in made.items():
                 record.fictional = pk in fiction
         return made
 
+    def _stood(self, model: type[Model], **lookup: Any) -> set[int]:
+        """The ids of the records of ``model`` that had a state matching ``lookup`` at or before the moment.
+
+        Only these can match it then: their state then is read and tested again.
+        """
+        history = model.history.model._default_manager  # type: ignore[attr-defined]  # simple-history adds it
+        stood = history.filter(history_date__lte=self.read.read_at, **lookup)
+        return set(stood.order_by().values_list("id", flat=True).distinct())
+
     def _of(self, model: type[Model], field: str, targets: Iterable[int]) -> list[Any]:
         """The history rows of the records of ``model`` published then whose ``field`` then was one of ``targets``."""
         targets = set(targets)
-        history = model.history.model._default_manager  # type: ignore[attr-defined]  # simple-history adds it
-        ids: set[int] = set()
-        for chunk in _chunks(targets):
-            stood = history.filter(history_date__lte=self.read.read_at, **{f"{field}_id__in": chunk})
-            ids.update(stood.order_by().values_list("id", flat=True).distinct())
+        ids = {pk for chunk in _chunks(targets) for pk in self._stood(model, **{f"{field}_id__in": chunk})}
         states = mementos.published_states(model, self.read, ids) if ids else []  # type: ignore[arg-type]
         return [state for state in states if getattr(state, f"{field}_id") in targets]
 
@@ -157,7 +179,7 @@ class Then:
         return {source.slug: source.kind for source in self._all(Source).values()}
 
     def find(self, model: type[Model], slug: str, mode: FictionMode) -> Any:
-        return next((record for record in self._all(model).values()
+        return next((record for record in self._some(model, self._stood(model, slug=slug)).values()
                      if record.slug == slug and _shown(mode.nested, record.fictional)), None)
 
     def _places_then(self, events: list[Event]) -> dict[int, set[int]]:
@@ -170,8 +192,9 @@ class Then:
                 found.setdefault(of_row[history_id], set()).add(place)
         return found
 
-    def _narrowed(self, mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
-        events = [event for event in self._all(Event).values() if _shown(mode, event.fictional)]
+    def _narrowed(self, candidates: set[int], mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
+        """Of the ``candidates``, the events shown in ``mode`` that the reader's narrowing keeps."""
+        events = [event for event in self._some(Event, candidates).values() if _shown(mode, event.fictional)]
         for name in ("person", "unit"):
             if (record := narrow.get(name)) is not None:
                 taking_part = self._of(Participation, name, [record.pk])
@@ -187,8 +210,8 @@ class Then:
 
     def _decorate(self, events: list[Any], mode: FictionMode) -> list[Event]:
         """The events with what a picture reads of them: places, statements and citations then."""
-        places = self._all(Location)
         located = self._places_then(events)
+        places = self._some(Location, {pk for linked in located.values() for pk in linked})
         statements = self._statements(events, "event", mode)
         citations = self._citations(events, "event", mode)
         for event in events:
@@ -200,20 +223,25 @@ class Then:
         return events
 
     def events(self, window: Window, mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
-        dated = [e for e in self._narrowed(mode, narrow) if e.earliest is not None and e.latest is not None
-                 and e.earliest < window.end and e.latest >= window.start]
+        candidates = self._stood(Event, earliest__lt=window.end, latest__gte=window.start)
+        dated = [e for e in self._narrowed(candidates, mode, narrow) if e.earliest is not None
+                 and e.latest is not None and e.earliest < window.end and e.latest >= window.start]
         dated.sort(key=lambda e: (e.earliest, e.latest, e.slug))
         return self._decorate(dated[: MOST_EVENTS + 1], mode)
 
     def invented(self, mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
-        undated = [e for e in self._narrowed(mode, narrow) if e.earliest is None and e.fictional]
+        candidates = self._stood(Event, earliest__isnull=True)
+        undated = [e for e in self._narrowed(candidates, mode, narrow) if e.earliest is None and e.fictional]
         undated.sort(key=lambda e: (e.date, e.slug))
         return self._decorate(undated[:MOST_EVENTS], mode)
 
     def participations(self, mode: FictionMode, events: list[int], *, evidence: bool) -> list[Participation]:
-        shown_events, people, units = self._all(Event), self._all(Person), self._all(Unit)
+        parts = self._made(Participation, self._of(Participation, "event", events)).values()
+        shown_events = self._some(Event, {part.event_id for part in parts})
+        people = self._some(Person, {part.person_id for part in parts})
+        units = self._some(Unit, {part.unit_id for part in parts})
         found = []
-        for part in self._made(Participation, self._of(Participation, "event", events)).values():
+        for part in parts:
             event = shown_events.get(part.event_id)
             if event is None or not _shown(mode.nested, part.fictional):
                 continue
@@ -247,8 +275,9 @@ class Then:
     def units(self, mode: FictionMode) -> list[Unit]:
         units = sorted((u for u in self._all(Unit).values() if _shown(mode, u.fictional)),
                        key=lambda u: (u.name, u.slug))
-        people, all_units = self._all(Person), self._all(Unit)
-        posts = [post for post in self._all(Post).values() if post.person_id in people
+        all_units, all_posts = self._all(Unit), self._all(Post).values()
+        people = self._some(Person, {post.person_id for post in all_posts})
+        posts = [post for post in all_posts if post.person_id in people
                  and post.unit_id in all_units and _shown(mode.nested, post.fictional)]
         citations = self._citations(posts, "post", mode)
         statements = self._statements(posts, "post", mode)

@@ -61,3 +61,20 @@ def test_refuses_to_run_outside_a_transaction(monkeypatch: pytest.MonkeyPatch) -
         insert_passages(source, segments)
     monkeypatch.undo()
     assert not Passage.objects.filter(source=source).exists()
+
+
+def test_a_history_row_written_in_bulk_keeps_the_records_links_as_simple_history_does() -> None:
+    """An event's places and a statement's citations are kept with each history row; a bulk row keeps them too."""
+    from archive.importing.bulk import record_history
+    from archive.models import Event, Location
+
+    pier, city = (Location.objects.create(slug=slug, name=slug, kind="site") for slug in ("pier", "city"))
+    event = Event.objects.create(slug="crossing", title="渡江")
+    event.locations.set([pier, city])
+    event.title = "渡江北上"
+    Event.objects.filter(pk=event.pk).update(title=event.title)  # a change no signal saw
+    record_history(Event, [event], history_type="~", reason="loaded")
+    latest = Event.history.filter(id=event.pk).order_by("-history_date", "-history_id").first()
+    assert latest is not None and latest.title == "渡江北上"
+    links = Event.history.model.locations.model.objects.filter(history_id=latest.history_id)
+    assert sorted(links.values_list("location_id", flat=True)) == sorted([pier.pk, city.pk])
