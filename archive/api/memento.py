@@ -19,7 +19,7 @@ A record not published at that moment is a 404 that says so.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
@@ -28,10 +28,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from archive import mementos
-from archive.models import Curated
+from archive.models import Curated, Release
 
-__all__ = ["DETAIL_SCHEMA", "LIST_PARAMETERS", "LIST_SCHEMA", "PARAMETERS", "asked", "memento_list",
-           "memento_response", "passage_response", "source_passages_response"]
+__all__ = [
+    "DETAIL_SCHEMA",
+    "LIST_PARAMETERS",
+    "LIST_SCHEMA",
+    "PARAMETERS",
+    "asked",
+    "memento_list",
+    "memento_response",
+    "passage_response",
+    "releases_response",
+    "source_passages_response",
+]
 
 PARAMETERS = mementos.PARAMETERS
 T = TypeVar("T")
@@ -114,6 +124,16 @@ def source_passages_response(slug: str, request: Request) -> Response:
     base = request.build_absolute_uri(request.path)
     return _marked(Response({"count": len(passages), "memento": _about(read, base),
                              "results": _paged(request, passages)}), read, base)
+
+
+def releases_response(request: Request, summary: Callable[[Release], dict[str, Any]]) -> Response:
+    """The releases made by the moment read (or up to the release named), newest first, marked as a memento."""
+    read = _list_reading(request)
+    base = request.build_absolute_uri(request.path)
+    made = list(Release.objects.prefetch_related("files").defer("published")
+                .filter(made_at__lte=read.read_at).order_by("-number"))
+    return _marked(Response({"count": len(made), "memento": _about(read, base),
+                             "results": [summary(release) for release in made]}), read, base)
 
 
 def _list_reading(request: Request) -> mementos.Listing:

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from archive.api import memento
 from archive.models import Release, ReleaseFile
 
 _IMMUTABLE = "public, max-age=31536000, immutable"
@@ -40,6 +41,8 @@ def _summary(release: Release, request: Request) -> dict[str, Any]:
 class ReleaseList(APIView):
     @extend_schema(operation_id="releases_list", summary="Releases, newest first", responses=dict)
     def get(self, request: Request) -> Response:
+        if memento.asked(request):  # the releases made by then, as the room's releases page lists them
+            return memento.releases_response(request, lambda release: _summary(release, request))
         releases = Release.objects.prefetch_related("files").defer("published").order_by("-number")
         return Response({"count": len(releases), "results": [_summary(r, request) for r in releases]})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import time
 import zipfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from archive.db import release_triggers
 from archive.importing import restore
@@ -130,6 +132,24 @@ def test_releases_are_listed_in_the_api_and_the_reading_room(published: dict) ->
     page = client.get(reverse("room:releases"))
     assert page.status_code == 200
     assert ReleaseFile.objects.get(release=release, name="collection.zip").sha256 in page.content.decode()
+
+    # As of a moment, or as a release holds the archive: the releases made by then, marked as a memento.
+    time.sleep(0.01)
+    between = timezone.now()
+    time.sleep(0.01)
+    make_release(by="operator", base_url=BASE, note="second")
+    at = between.isoformat().replace("+00:00", "Z")
+    for query in (f"as_of={at}", "release=1"):
+        then = client.get(f"/api/v1/releases/?{query}")
+        assert then.status_code == 200 and then["Memento-Datetime"].endswith("GMT"), query
+        assert [r["number"] for r in then.json()["results"]] == [1] and then.json()["memento"]["read_as_of"]
+        room = client.get(f"{reverse('room:releases')}?{query}").content.decode()
+        assert 'id="release-1"' in room and 'id="release-2"' not in room and "memento-notice" in room, query
+    assert [r["number"] for r in client.get("/api/v1/releases/").json()["results"]] == [2, 1]
+    assert [r["number"] for r in client.get("/api/v1/releases/?release=2").json()["results"]] == [2, 1]
+    for query, name in (("as_of=1937-13-45", "as_of"), ("version=1", "version"), ("release=0", "release")):
+        refused = client.get(f"/api/v1/releases/?{query}")
+        assert refused.status_code == 400 and name in refused.json(), query
 
 
 def test_a_reviewer_makes_a_release_in_the_admin_and_a_curator_cannot(published: dict) -> None:
