@@ -39,7 +39,8 @@ def _summary(release: Release, request: Request) -> dict[str, Any]:
 
 
 class ReleaseList(APIView):
-    @extend_schema(operation_id="releases_list", summary="Releases, newest first", responses=dict)
+    @extend_schema(operation_id="releases_list", summary="Releases, newest first (as of a moment: those made by then)",
+                   responses=dict, parameters=memento.LIST_SCHEMA)
     def get(self, request: Request) -> Response:
         if memento.asked(request):  # the releases made by then, as the room's releases page lists them
             return memento.releases_response(request, lambda release: _summary(release, request))
