@@ -55,30 +55,36 @@ def engine_env(url: str, work: Path) -> dict[str, str]:
     }
 
 
-def _build(items: int, accounts: str = "bench") -> dict[str, Any]:
-    """Four sets of `items` draft citations, the people they cite, and the two accounts (`accounts`-curator, …)."""
-    from django.contrib.auth.models import Group, User
-
-    from archive.models import Citation, Passage, Person, Source, Status
+def _source_with_lines(slug: str, lines: list[str], curator: Any) -> tuple[Any, list[Any]]:
+    """An approved source whose passages are ``lines``, written in bulk (the bench's own set-up)."""
+    from archive.models import Passage, Source, Status
     from archive.text.segment import sha256_text
 
-    curator = User.objects.create_user(f"{accounts}-curator", is_staff=True)
-    curator.groups.add(Group.objects.get(name="curator"))
-    reviewer = User.objects.create_user(f"{accounts}-reviewer", is_staff=True)
-    reviewer.groups.add(Group.objects.get(name="reviewer"))
-    lines = [f"第{n}段：唐生智在挹江门下令撤退，第{n}次。" for n in range(4 * items)]
     text = "\n".join(lines)
     source = Source.objects.bulk_create(
-        [Source(slug="bench-source", title="Bench", kind="history", language="zh-Hans", text=text,
-                sha256=sha256_text(text), length=len(text), file_name="bench.txt", status=Status.APPROVED,
-                created_by=curator)]
+        [Source(slug=slug, title=slug, kind="history", language="zh-Hans", text=text, sha256=sha256_text(text),
+                length=len(text), file_name=f"{slug}.txt", status=Status.APPROVED, created_by=curator)]
     )[0]
     offset, passages = 0, []
     for seq, line in enumerate(lines, start=1):
         passages.append(Passage(source=source, seq=seq, text=line, start=offset, end=offset + len(line),
                                 sha256=sha256_text(line)))
         offset += len(line) + 1
-    passages = Passage.objects.bulk_create(passages)
+    return source, Passage.objects.bulk_create(passages)
+
+
+def _build(items: int, accounts: str = "bench") -> dict[str, Any]:
+    """Four sets of `items` draft citations, the people they cite, and the two accounts (`accounts`-curator, …)."""
+    from django.contrib.auth.models import Group, User
+
+    from archive.models import Citation, Person, Status
+
+    curator = User.objects.create_user(f"{accounts}-curator", is_staff=True)
+    curator.groups.add(Group.objects.get(name="curator"))
+    reviewer = User.objects.create_user(f"{accounts}-reviewer", is_staff=True)
+    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    lines = [f"第{n}段：唐生智在挹江门下令撤退，第{n}次。" for n in range(4 * items)]
+    _source, passages = _source_with_lines("bench-source", lines, curator)
     people = Person.objects.bulk_create(
         [Person(slug=f"bench-person-{n}", name=f"唐{n}", status=Status.APPROVED, created_by=curator)
          for n in range(20)]
@@ -182,28 +188,15 @@ def _mention_batches(items: int, curator: Any) -> dict[str, tuple[float, int]]:
     from django.db import transaction
 
     from archive import fiction
-    from archive.models import Citation, Location, Passage, Source, Status
+    from archive.models import Citation, Location, Source, Status
     from archive.services import batches, mentions
-    from archive.text.segment import sha256_text
 
     Location.objects.bulk_create(
         [Location(slug="bench-gate", name="挹江门", kind="gate", status=Status.APPROVED, created_by=curator)]
     )
 
     def source(slug: str) -> Source:
-        lines = [f"第{n}段：部队经挹江门撤退，第{n}次。" for n in range(items)]
-        text = "\n".join(lines)
-        made = Source.objects.bulk_create(
-            [Source(slug=slug, title=slug, kind="history", language="zh-Hans", text=text, sha256=sha256_text(text),
-                    length=len(text), file_name=f"{slug}.txt", status=Status.APPROVED, created_by=curator)]
-        )[0]
-        offset, rows = 0, []
-        for seq, line in enumerate(lines, start=1):
-            rows.append(Passage(source=made, seq=seq, text=line, start=offset, end=offset + len(line),
-                                sha256=sha256_text(line)))
-            offset += len(line) + 1
-        Passage.objects.bulk_create(rows)
-        return made
+        return _source_with_lines(slug, [f"第{n}段：部队经挹江门撤退，第{n}次。" for n in range(items)], curator)[0]
 
     one, many = source("bench-mentions-one"), source("bench-mentions-bulk")
 
