@@ -44,6 +44,23 @@ def collection(shipped_collection: None, db: Any) -> None:
     return None
 
 
+# Accounts are made in hundreds of tests and logged in through forms; Django's default hasher
+# (PBKDF2, a million rounds) takes about a third of a second each time. Hashing is not what
+# these tests are about, so the whole run hashes with MD5; no stored hash needs another hasher.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing(request: pytest.FixtureRequest) -> Iterator[None]:
+    if not request.config.pluginmanager.hasplugin("django"):
+        yield
+        return
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _no_login_lockout(request: pytest.FixtureRequest) -> None:
     # Login throttling is tested on its own; elsewhere a test logs in freely.

@@ -15,12 +15,9 @@ from typing import Any
 import pytest
 from django.db import transaction
 from django.test import Client
-from django.test.utils import override_settings
 
 from archive.client_address import forget_all_clients
 from tests.api.world import World, build_world
-
-FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +36,7 @@ def without_stored_answers(settings: Any) -> None:
 
 @pytest.fixture(scope="module")
 def _module_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[World]:
-    with django_db_blocker.unblock(), override_settings(PASSWORD_HASHERS=FAST_HASHER), transaction.atomic():
+    with django_db_blocker.unblock(), transaction.atomic():
         world = build_world()
         yield world
         transaction.set_rollback(True)

@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db
 LOGIN = "/admin/login/?next=/admin/"
 
 
-@pytest.fixture(autouse=True)
-def _fast_hashing(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _account(username: str, password: str) -> User:
     return User.objects.create_user(username, password=password, is_staff=True)
 

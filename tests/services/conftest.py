@@ -1,9 +1,9 @@
 """Fixtures of the service tests.
 
-Accounts are made by the dozen, so their passwords hash fast. The tests read
-the API hundreds of times as one anonymous client: the throttle counts in a
-store of this test alone, not in the host's shared one, where every other run
-on the machine adds to the same address's count.
+The tests read the API hundreds of times as one anonymous client: the
+throttle counts in a store of this test alone, not in the host's shared one,
+where every other run on the machine adds to the same address's count.
+(Passwords hash fast in every test, tests/conftest.py.)
 """
 
 from __future__ import annotations
@@ -19,11 +19,6 @@ def private_throttle_store(settings: Any, name: str) -> None:
         **settings.CACHES,
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name},
     }
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
