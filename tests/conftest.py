@@ -44,20 +44,30 @@ def collection(shipped_collection: None, db: Any) -> None:
     return None
 
 
+# Settings of the whole run.
+#
 # Accounts are made in hundreds of tests and logged in through forms; Django's default hasher
 # (PBKDF2, a million rounds) takes about a third of a second each time. Hashing is not what
 # these tests are about, so the whole run hashes with MD5; no stored hash needs another hasher.
-FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+#
+# Static files are looked up when asked for, as `make run` does (whitenoise refreshes when DEBUG
+# is on). The run has DEBUG=1 in its environment, so whitenoise serves from the finders, but
+# pytest-django turns DEBUG off before the tests: whitenoise then listed every static file (some
+# 200, about 0.15 s) each time a test client was made, which is thousands of times a run.
+RUN_SETTINGS: dict[str, Any] = {
+    "PASSWORD_HASHERS": ["django.contrib.auth.hashers.MD5PasswordHasher"],
+    "WHITENOISE_AUTOREFRESH": True,
+}
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _fast_password_hashing(request: pytest.FixtureRequest) -> Iterator[None]:
+def _run_settings(request: pytest.FixtureRequest) -> Iterator[None]:
     if not request.config.pluginmanager.hasplugin("django"):
         yield
         return
     from django.test.utils import override_settings
 
-    with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+    with override_settings(**RUN_SETTINGS):
         yield
 
 
