@@ -9,6 +9,7 @@ invented calendar of a novel) has no place on the real timeline: no bounds.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
 from zoneinfo import ZoneInfo
@@ -54,6 +55,10 @@ def open_end(value: str) -> tuple[str, str] | None:
     return None
 
 
+# Remembered by string: the edtf parser takes some 10 ms a date, and the same few hundred dates are
+# validated again at every save and every check of a collection. The answer is a pair of immutable
+# datetimes (an error is raised again each time, never remembered).
+@functools.lru_cache(maxsize=8192)
 def bounds(value: str) -> tuple[dt.datetime | None, dt.datetime | None]:
     """Earliest and latest instant an EDTF string allows, in Nanjing time (None on the side a set leaves open)."""
     opened = open_end(value)
