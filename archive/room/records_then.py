@@ -7,10 +7,12 @@ night and the order of battle draw the past with the code that draws the
 present. What a picture shows is filtered here as the selectors filter it
 now: approved then, on a source published then, fiction as the reader chose.
 
-Only what a picture can show is read: every event, place, unit and post
-published then (their rows are few), but statements, citations and passages
-only of the records drawn. Whether a record is fiction is derived and not
-kept in its history: its current flag decides, as on the record pages then.
+Only what a picture can show is read: every place, unit and post published
+then (the map and the order of battle show them all), but events only if
+they stood in the window (or undated) at some moment up to then, and people,
+statements, citations and passages only of the records drawn. Whether a
+record is fiction is derived and not kept in its history: its current flag
+decides, as on the record pages then.
 """
 
 from __future__ import annotations
