@@ -57,9 +57,9 @@ from archive.models import (
 from archive.models.citations import TARGET_FIELDS
 from archive.models.revisions import Revision, RevisionState
 
-__all__ = ["LIST_PARAMETERS", "PARAMETERS", "BadValue", "Listing", "Memento", "asked", "changed_by", "document",
-           "fields", "latest", "listing", "moment", "moment_text", "number", "passage", "published", "published_states",
-           "release", "source_passages", "source_state"]
+__all__ = ["LIST_PARAMETERS", "PARAMETERS", "BadValue", "Listing", "Memento", "asked", "changed_by", "chunks",
+           "document", "fields", "latest", "listing", "moment", "moment_text", "number", "passage", "published",
+           "published_states", "release", "source_passages", "source_state"]
 
 PARAMETERS = ("as_of", "release", "version")
 LIST_PARAMETERS = ("as_of", "release")
@@ -186,12 +186,12 @@ def published_states(model: type[Curated], read: Listing, ids: Iterable[int] | N
     versions = None if read.release is None else read.release.published.get(model._meta.label_lower, {})
     rows = history._default_manager.filter(history_date__lte=read.read_at)
     found = (latest(rows) if ids is None
-             else [row for chunk in _chunks(ids) for row in latest(rows.filter(id__in=chunk))])
+             else [row for chunk in chunks(ids) for row in latest(rows.filter(id__in=chunk))])
     return [row for row in found
             if row.status == Status.APPROVED and (versions is None or versions.get(str(row.id)) == row.version)]
 
 
-def _chunks(ids: Iterable[int], size: int = 1000) -> list[list[int]]:
+def chunks(ids: Iterable[int], size: int = 1000) -> list[list[int]]:
     """Ids in lists short enough for one statement's parameters on every engine."""
     ordered = sorted(set(ids))
     return [ordered[start:start + size] for start in range(0, len(ordered), size)]
@@ -263,7 +263,7 @@ def names_then(model: type[models.Model], ids: Iterable[int], at: dt.datetime) -
         return []
     child_model, parent_field = child[0], child[1]
     history = child_model.history.model._default_manager.filter(history_date__lte=at)  # type: ignore[attr-defined]
-    rows = [row for chunk in _chunks(ids) for row in latest(history.filter(**{f"{parent_field}_id__in": chunk}))]
+    rows = [row for chunk in chunks(ids) for row in latest(history.filter(**{f"{parent_field}_id__in": chunk}))]
     return sorted(((getattr(row, f"{parent_field}_id"), row.name) for row in rows), key=lambda pair: pair[0])
 
 

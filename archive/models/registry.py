@@ -51,3 +51,7 @@ class FictionMode(enum.StrEnum):
     def nested(self) -> FictionMode:
         """The mode that governs nested data: `only` selects records, not their evidence."""
         return FictionMode.EXCLUDE if self is FictionMode.EXCLUDE else FictionMode.INCLUDE
+
+    def shows(self, fictional: bool) -> bool:
+        """Whether a record of this fiction flag is shown, as `selectors.filter_fiction` decides it in SQL."""
+        return {FictionMode.EXCLUDE: not fictional, FictionMode.ONLY: fictional}.get(self, True)

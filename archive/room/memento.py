@@ -41,10 +41,6 @@ _NOT_SHOWN = {"slug", "status", "version", "created_at", "updated_at", "reviewed
               "description", "history_id", "history_date", "history_type", "history_change_reason"}
 
 
-def _shown_in(mode: FictionMode, fictional: bool) -> bool:
-    return {FictionMode.EXCLUDE: not fictional, FictionMode.ONLY: fictional}.get(mode, True)
-
-
 def _facts(model: type[Curated], document: dict[str, Any]) -> list[tuple[str, Any]]:
     """The record's other own fields then, by their names, leaving out links to other records and empty ones."""
     facts = []
@@ -76,7 +72,7 @@ def _citations(document: dict[str, Any], mode: FictionMode) -> list[dict[str, An
     shown = []
     for citation in cited:
         passage = by_pk.get(citation["passage"])
-        if passage is None or not _shown_in(mode.nested, passage.source.is_fiction):
+        if passage is None or not mode.nested.shows(passage.source.is_fiction):
             continue
         shown.append({"citation": citation, "passage": passage, "url": passage_url(passage, mode)})
     return shown
@@ -108,7 +104,7 @@ def page(request: HttpRequest, mode: FictionMode, model: type[Curated], slug: st
     state = found.state
     # Whether a record is fiction is derived, not kept in its history: its current flag decides.
     fictional = bool(model._default_manager.filter(pk=state.id).values_list("fictional", flat=True).first())
-    if not _shown_in(mode, fictional):
+    if not mode.shows(fictional):
         raise Http404(_("No record has this name."))
     document = mementos.document(model, state, found.read_at)
     current = page_url(route, state.slug, mode)
@@ -150,7 +146,7 @@ def _listed(model: type[Curated], read: mementos.Listing, mode: FictionMode, ord
     fiction = _fiction_ids(model, {state.id for state in states})
     for state in states:
         state.fictional = state.id in fiction
-    return sorted((s for s in states if _shown_in(mode, s.fictional)), key=order)[:LIST_PAGE]
+    return sorted((s for s in states if mode.shows(s.fictional)), key=order)[:LIST_PAGE]
 
 
 LIST_PAGE = 100
@@ -169,7 +165,7 @@ def home(request: HttpRequest, mode: FictionMode) -> HttpResponse:
         (_("Places"), "room:place", _listed(Location, read, mode, by_name)),
         (_("Events"), "room:event", _listed(Event, read, mode, lambda s: (s.earliest is None, s.earliest, s.slug))),
     ]
-    sources = sorted((s for s in mementos.published_states(Source, read) if _shown_in(mode, s.is_fiction)),
+    sources = sorted((s for s in mementos.published_states(Source, read) if mode.shows(s.is_fiction)),
                      key=lambda s: s.slug)
     release = read.release.number if read.release is not None else None
     reference = citing.of_archive(request, release=release, at=read.read_at)
@@ -195,7 +191,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     except mementos.BadValue as bad:
         raise reading.BadParameter(bad.name, bad.message) from bad
     state = mementos.source_state(slug, read)
-    if not _shown_in(mode, state.is_fiction):
+    if not mode.shows(state.is_fiction):
         raise Http404(_("No record has this name."))
     raw_page = request.GET.get("page", "1")
     if not (raw_page.isascii() and raw_page.isdigit()) or len(raw_page) > 9 or int(raw_page) < 1:

@@ -29,18 +29,6 @@ from archive.room.links import citation_url, record_url
 from archive.room.reading import Window
 from archive.room.records import MOST_EVENTS
 
-_CHUNK = 1000
-
-
-def _chunks(ids: Iterable[int]) -> list[list[int]]:
-    ordered = sorted(set(ids))
-    return [ordered[start:start + _CHUNK] for start in range(0, len(ordered), _CHUNK)]
-
-
-def _shown(mode: FictionMode, fictional: bool) -> bool:
-    """Whether a record is shown in ``mode``, as `selectors.filter_fiction` decides it."""
-    return {FictionMode.EXCLUDE: not fictional, FictionMode.ONLY: fictional}.get(mode, True)
-
 
 def _instance(model: type[Model], row: Any) -> Any:
     """An unsaved instance of ``model`` with the fields a history row kept."""
@@ -96,7 +84,7 @@ class Then:
         """Instances of the states, each with its current fiction flag (the history does not keep it)."""
         made = {state.id: _instance(model, state) for state in states}
         if any(f.name == "fictional" for f in model._meta.concrete_fields):
-            fiction = {pk for chunk in _chunks(made) for pk in model._default_manager.filter(
+            fiction = {pk for chunk in mementos.chunks(made) for pk in model._default_manager.filter(
                 pk__in=chunk, fictional=True).values_list("pk", flat=True)}
             for pk, record in made.items():
                 record.fictional = pk in fiction
@@ -114,7 +102,7 @@ class Then:
     def _of(self, model: type[Model], field: str, targets: Iterable[int]) -> list[Any]:
         """The history rows of the records of ``model`` published then whose ``field`` then was one of ``targets``."""
         targets = set(targets)
-        ids = {pk for chunk in _chunks(targets) for pk in self._stood(model, **{f"{field}_id__in": chunk})}
+        ids = {pk for chunk in mementos.chunks(targets) for pk in self._stood(model, **{f"{field}_id__in": chunk})}
         states = mementos.published_states(model, self.read, ids) if ids else []  # type: ignore[arg-type]
         return [state for state in states if getattr(state, f"{field}_id") in targets]
 
@@ -125,7 +113,7 @@ class Then:
         sources = self._all(Source)
         history = Passage.history.model._default_manager
         passages: dict[int, Passage] = {}
-        for chunk in _chunks(state.passage_id for state in states):
+        for chunk in mementos.chunks(state.passage_id for state in states):
             for row in mementos.latest(history.filter(id__in=chunk, history_date__lte=self.read.read_at)):
                 if row.source_id in sources:
                     passage = _instance(Passage, row)
@@ -142,7 +130,7 @@ class Then:
         """The citations then of ``records`` (the records their ``field`` names), fiction's as the mode keeps it."""
         by_record: dict[int, list[Citation]] = {}
         for citation in self._on_passages(self._of(Citation, field, [r.pk for r in records])):
-            if _shown(mode.nested, citation.passage.source.is_fiction):
+            if mode.nested.shows(citation.passage.source.is_fiction):
                 by_record.setdefault(getattr(citation, f"{field}_id"), []).append(citation)
         return by_record
 
@@ -156,7 +144,7 @@ class Then:
         links = Statement.history.model.citations.model._default_manager  # simple-history's links of each row
         of_row = {state.history_id: state.id for state in states}
         cited_by: dict[int, set[int]] = {}
-        for chunk in _chunks(of_row):
+        for chunk in mementos.chunks(of_row):
             for history_id, citation_id in links.filter(history_id__in=chunk).values_list("history_id", "citation_id"):
                 cited_by.setdefault(of_row[history_id], set()).add(citation_id)
         wanted = {pk for ids in cited_by.values() for pk in ids}
@@ -171,7 +159,7 @@ class Then:
             if fictional and mode.nested is FictionMode.EXCLUDE:
                 continue
             statement.fictional = fictional
-            statement.visible_citations = [c for c in cited if _shown(mode.nested, c.passage.source.is_fiction)]
+            statement.visible_citations = [c for c in cited if mode.nested.shows(c.passage.source.is_fiction)]
             by_record.setdefault(getattr(statement, f"{field}_id"), []).append(statement)
         return by_record
 
@@ -182,26 +170,26 @@ class Then:
 
     def find(self, model: type[Model], slug: str, mode: FictionMode) -> Any:
         return next((record for record in self._some(model, self._stood(model, slug=slug)).values()
-                     if record.slug == slug and _shown(mode.nested, record.fictional)), None)
+                     if record.slug == slug and mode.nested.shows(record.fictional)), None)
 
     def _places_then(self, events: list[Event]) -> dict[int, set[int]]:
         """Each event's places as its state then linked them (the history keeps an event's links per row)."""
         links = Event.history.model.locations.model._default_manager  # simple-history's links of each row
         of_row = {self._history_ids[event.pk]: event.pk for event in events}
         found: dict[int, set[int]] = {}
-        for chunk in _chunks(of_row):
+        for chunk in mementos.chunks(of_row):
             for history_id, place in links.filter(history_id__in=chunk).values_list("history_id", "location_id"):
                 found.setdefault(of_row[history_id], set()).add(place)
         return found
 
     def _narrowed(self, candidates: set[int], mode: FictionMode, narrow: dict[str, Any]) -> list[Event]:
         """Of the ``candidates``, the events shown in ``mode`` that the reader's narrowing keeps."""
-        events = [event for event in self._some(Event, candidates).values() if _shown(mode, event.fictional)]
+        events = [event for event in self._some(Event, candidates).values() if mode.shows(event.fictional)]
         for name in ("person", "unit"):
             if (record := narrow.get(name)) is not None:
                 taking_part = self._of(Participation, name, [record.pk])
                 parts = self._made(Participation, taking_part).values()
-                ids = {p.event_id for p in parts if _shown(mode.nested, p.fictional)}
+                ids = {p.event_id for p in parts if mode.nested.shows(p.fictional)}
                 events = [event for event in events if event.pk in ids]
         if (place := narrow.get("place")) is not None:
             pairs = [(p.pk, p.parent_id) for p in self._all(Location).values()]
@@ -218,8 +206,8 @@ class Then:
         citations = self._citations(events, "event", mode)
         for event in events:
             event.visible_places = sorted(
-                (places[pk] for pk in located.get(event.pk, ()) if pk in places and _shown(
-                    mode.nested, places[pk].fictional)), key=lambda p: (p.name, p.slug))
+                (places[pk] for pk in located.get(event.pk, ())
+                 if pk in places and mode.nested.shows(places[pk].fictional)), key=lambda p: (p.name, p.slug))
             event.visible_statements = statements.get(event.pk, [])
             event.visible_citations = citations.get(event.pk, [])
         return events
@@ -245,7 +233,7 @@ class Then:
         found = []
         for part in parts:
             event = shown_events.get(part.event_id)
-            if event is None or not _shown(mode.nested, part.fictional):
+            if event is None or not mode.nested.shows(part.fictional):
                 continue
             if mode.nested is FictionMode.EXCLUDE and event.fictional:
                 continue  # a real person's part in an invented event is itself invented
@@ -261,7 +249,7 @@ class Then:
         return sorted(found, key=lambda p: (p.event_id, p.position is None, p.position or 0, p.pk))
 
     def _mapped(self, mode: FictionMode) -> list[Location]:
-        return [place for place in self._all(Location).values() if _shown(mode, place.fictional)
+        return [place for place in self._all(Location).values() if mode.shows(place.fictional)
                 and place.latitude is not None and place.longitude is not None]
 
     def mapped_count(self, mode: FictionMode) -> int:
@@ -275,12 +263,12 @@ class Then:
         return sorted(places, key=lambda p: (p.name, p.slug))
 
     def units(self, mode: FictionMode) -> list[Unit]:
-        units = sorted((u for u in self._all(Unit).values() if _shown(mode, u.fictional)),
+        units = sorted((u for u in self._all(Unit).values() if mode.shows(u.fictional)),
                        key=lambda u: (u.name, u.slug))
         all_units, all_posts = self._all(Unit), self._all(Post).values()
         people = self._some(Person, {post.person_id for post in all_posts})
         posts = [post for post in all_posts if post.person_id in people
-                 and post.unit_id in all_units and _shown(mode.nested, post.fictional)]
+                 and post.unit_id in all_units and mode.nested.shows(post.fictional)]
         citations = self._citations(posts, "post", mode)
         statements = self._statements(posts, "post", mode)
         by_unit: dict[int, list[Post]] = {}
