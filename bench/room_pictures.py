@@ -106,18 +106,22 @@ def _ok(client: Any, path: str) -> Callable[[], Any]:
 
 def measure() -> tuple[list[tuple[str, float, int]], dict[str, int]]:
     from django.test import Client
+    from django.utils import timezone
 
+    from archive import mementos
     from archive.models import Event, Passage, Status
     from archive.models.registry import FictionMode
     from archive.room import places, timeline
     from archive.room.reading import DEFAULT_FROM, DEFAULT_TO, Window
+    from archive.room.records import Now
+    from archive.room.records_then import Then
 
     window = Window(DEFAULT_FROM, DEFAULT_TO)
     mode = FictionMode.EXCLUDE
     client = Client()
     in_window = Event.objects.filter(status=Status.APPROVED, fictional=False, earliest__lt=window.end,
                                      latest__gte=window.start)
-    line = timeline.timeline(window, mode)
+    line = timeline.timeline(window, mode, Now())
     sizes = {
         "passages": Passage.objects.count(),
         "events": Event.objects.count(),
@@ -131,11 +135,16 @@ def measure() -> tuple[list[tuple[str, float, int]], dict[str, int]]:
                             [: timeline.MOST_EVENTS + 1]))),
         ("baseline: API event list of the window (100 a page)",
          *_p50(_ok(client, f"/api/v1/events/?after={after}&before={before}&page_size=100"))),
-        ("timeline selector (`archive.room.timeline.timeline`)", *_p50(lambda: timeline.timeline(window, mode))),
+        ("timeline selector (`archive.room.timeline.timeline`)", *_p50(lambda: timeline.timeline(window, mode, Now()))),
         ("map selector (`archive.room.places.map_data`, with the window's events)",
-         *_p50(lambda: places.map_data(mode, [row.event for row in timeline.timeline(window, mode).rows]))),
+         *_p50(lambda: places.map_data(mode, [row.event for row in timeline.timeline(window, mode, Now()).rows],
+                                       Now()))),
+        # The same picture as published now, read from the history (what `?as_of=` reads); not under the budget.
+        ("timeline as of now, read from the history (`archive.room.records_then.Then`)",
+         *_p50(lambda: timeline.timeline(window, mode, Then(mementos.Listing(timezone.now(), None))))),
         ("page `/timeline/`", *_p50(_ok(client, "/timeline/"))),
         ("page `/map/`", *_p50(_ok(client, "/map/"))),
+        ("page `/timeline/?as_of=` today", *_p50(_ok(client, f"/timeline/?as_of={timezone.now().date().isoformat()}"))),
     ]
     return rows, sizes
 

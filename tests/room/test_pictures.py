@@ -203,6 +203,11 @@ def test_the_pictures_as_of_a_moment_or_a_release_draw_the_archive_then_and_keep
     publish_change(Unit.objects.get(slug="51st-division"), name="改过名字的第51师")
     publish_change(Location.objects.get(slug="meitangang"), name="改过名字的煤炭港")
     publish_change(Person.objects.get(slug="tang-shengzhi"), name="改过名字的唐生智")
+    # The event's places change too: the history keeps each state's links beside it.
+    meeting = "meeting-1700-12-december"
+    places_then = _rows(f"/timeline/?{DAY_12}")[meeting]["places"]
+    Event.objects.get(slug=meeting).locations.set([Location.objects.get(slug="xiaguan")])
+    assert places_then and _rows(f"/timeline/?{DAY_12}")[meeting]["places"] == ["下关"] != places_then
     pictures = {page: _html(f"{page}?{DAY_12}") for page in PICTURES}
     assert "改过题目的撤退会议" in pictures["/timeline/"] and "改过名字的第51师" in pictures["/order-of-battle/"]
     assert "改过名字的煤炭港" in pictures["/map/"] and "改过名字的唐生智" in pictures["/night/"]
@@ -212,6 +217,7 @@ def test_the_pictures_as_of_a_moment_or_a_release_draw_the_archive_then_and_keep
         assert all(answer.status_code == 200 for answer in then.values()), held
         timeline, battle = then["/timeline/"].content.decode(), then["/order-of-battle/"].content.decode()
         assert "12日傍晚5点卫戍司令部撤退会议" in timeline and "改过题目的撤退会议" not in timeline
+        assert _rows(f"/timeline/?{DAY_12}&{held}")[meeting]["places"] == places_then
         assert "第51师" in battle and "改过名字的第51师" not in battle
         assert "煤炭港" in then["/map/"].content.decode() and "改过名字" not in then["/map/"].content.decode()
         assert "唐生智" in then["/night/"].content.decode() and "改过名字" not in then["/night/"].content.decode()
