@@ -5,9 +5,12 @@ neither the record nor the field, after having written everything before it.
 This check loads the whole collection inside a savepoint that is always
 rolled back: each record, in file order, is deserialized with natural keys,
 validated by its model's `full_clean()` (field validators such as EDTF
-dates, constraints, `clean()` such as a citation's quote in its passage) and
-saved, so that later records resolve it; a source gets its passages as the
-load gives them. Every problem of the collection is collected, each naming
+dates, `clean()` such as a citation's quote in its passage) and saved, so
+that later records resolve it; a source gets its passages as the load gives
+them. The models' constraints are the database's, checked by that save: only
+a record the database refuses is put to the model's `validate_constraints()`,
+which names the rule in the model's words (asking every record would cost a
+query per constraint and record, some nine thousand for the shipped files). Every problem of the collection is collected, each naming
 the file, the record (index, model and natural key) and the field. Nothing
 a check does is kept.
 
@@ -186,14 +189,15 @@ class _Check:
         derived = {f.name for f in concrete if f.name not in record.fields and not f.null
                    and getattr(obj, f.attname) is None} - excluded
         try:
-            obj.full_clean(exclude=(excluded | derived) or None)
+            # The constraints are the database's: the save enforces them, and `save` asks the model
+            # for its message when it refuses (one query per constraint and record, only then).
+            obj.full_clean(exclude=(excluded | derived) or None, validate_constraints=False)
         except ValidationError as exc:
             self.report(record, exc, bad)
         if derived and not bad:
             others = {f.name for f in obj._meta.fields} - derived
             try:
                 obj.clean_fields(exclude=others)
-                obj.validate_constraints()
             except ValidationError as exc:
                 self.report(record, exc, bad)
         for model_field in concrete:
@@ -228,11 +232,23 @@ class _Check:
             with transaction.atomic(using=self.using):
                 loaded.save(using=self.using)
         except (DatabaseError, ValidationError, ValueError, TypeError, ObjectDoesNotExist) as exc:
+            if isinstance(exc, DatabaseError) and self.constraint_broken(record, obj, bad):
+                return
             if not bad:
                 self.problem(record, _WHOLE_RECORD, str(exc))
             return
         if isinstance(obj, Source):
             self.sources.append(obj)
+
+    def constraint_broken(self, record: Record, obj: models.Model, bad: set[str]) -> bool:
+        """The model's words for a constraint the database refused: whether one was reported."""
+        excluded = {obj._meta.get_field(name).name for name in bad if _has_field(obj, name)}
+        try:
+            obj.validate_constraints(exclude=excluded or None)
+        except ValidationError as exc:
+            self.report(record, exc, bad)
+            return True
+        return False
 
     def make_passages(self) -> None:
         """Passages of the file's sources that have a text and none yet, as the load makes them after a file."""

@@ -268,13 +268,14 @@ def test_a_check_of_a_sound_collection_writes_nothing(coll: Path) -> None:
 def test_a_database_check_failure_names_the_file(coll: Path) -> None:
     run("load_collection", "--dir", str(coll))
     _set("02_people.json", 0, description="changed")(coll)
-    # Latitude without longitude breaks a CHECK constraint, which the check finds through full_clean().
+    # Latitude without longitude breaks a CHECK constraint: the database refuses the check's save, and the
+    # problem gives the model's words for it (Django's "Constraint … is violated"), not the database's.
     _set("01_places.json", 0, latitude="32.06")(coll)
     before = snapshot()
     with pytest.raises(CommandError) as info:
         run("load_collection", "--dir", str(coll))
     assert str(coll / "01_places.json") in str(info.value)
-    assert "location_coordinates_both_or_neither" in str(info.value)
+    assert "location_coordinates_both_or_neither” is violated" in str(info.value)
     assert snapshot() == before
 
 
