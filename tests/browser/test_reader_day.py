@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, Permission
-from django.core.management import call_command
 
 from archive.models import Citation, Person, Status
 from archive.roles import ensure_groups
 from tests.browser.accounts import account, log_in
+from tests.shipped import load_shipped_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -66,7 +66,7 @@ SELECT_ACROSS = """
 
 def test_a_curators_day_in_the_reader(live_server: Any, new_page: Any, screenshot_dir: Path) -> None:
     ensure_groups(Group, Permission)
-    call_command("load_collection", verbosity=0)
+    load_shipped_collection()
     curator = account("curator-day", "curator")
     reviewer = account("reviewer-day", "reviewer")
     base = live_server.url
