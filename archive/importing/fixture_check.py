@@ -10,9 +10,10 @@ that later records resolve it; a source gets its passages as the load gives
 them. The models' constraints are the database's, checked by that save: only
 a record the database refuses is put to the model's `validate_constraints()`,
 which names the rule in the model's words (asking every record would cost a
-query per constraint and record, some nine thousand for the shipped files). Every problem of the collection is collected, each naming
-the file, the record (index, model and natural key) and the field. Nothing
-a check does is kept.
+query per constraint and record, some nine thousand for the shipped files).
+Every problem of the collection is collected, each naming the file, the
+record (index, model and natural key) and the field. Nothing a check does is
+kept.
 
 The rules are the models'; this module adds only what belongs to a
 collection of files: every record has its natural key, and no key is used by

@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from django.core.management.base import CommandError
@@ -28,6 +27,7 @@ from django.db import OperationalError, connection
 
 from archive.importing import bulk
 from archive.models import Citation, Passage, Person, Source
+from tests.database_url import postgres_url
 from tests.factories import approved, cite
 from tests.importing.helpers import run, snapshot
 
@@ -63,11 +63,7 @@ def subprocess_db(tmp_path: Path) -> Iterator[tuple[str, Counter]]:
 
         yield f"sqlite:///{path}", count_sqlite
         return
-    settings = connection.settings_dict
-    auth = quote(settings["USER"] or "")
-    if settings.get("PASSWORD"):
-        auth += ":" + quote(settings["PASSWORD"])
-    url = f"postgres://{auth}@{settings['HOST'] or 'localhost'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    url = postgres_url(connection.settings_dict)
 
     def count_postgres() -> dict[str, int]:
         with connection.cursor() as cursor:

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.apps import apps
@@ -24,6 +23,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from archive.models import Location, Person
+from tests.database_url import postgres_url
 from tests.factories import approved, user
 from tests.importing.helpers import small_collection
 
@@ -51,9 +51,7 @@ def _database_for_a_subprocess(tmp_path: Path) -> tuple[str, Callable[[], dict[s
                 return {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
         return f"sqlite:///{path}", count_sqlite
-    settings = connection.settings_dict
-    url = f"postgres://{quote(settings['USER'] or '')}@{settings['HOST'] or 'localhost'}:{settings['PORT'] or 5432}/"
-    url += settings["NAME"]
+    url = postgres_url(connection.settings_dict)
 
     def count_postgres() -> dict[str, int]:
         with connection.cursor() as cursor:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import DataError, connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from archive.db.postgresql.base import server_spoke
+from tests.database_url import postgres_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,10 +84,7 @@ def test_a_statement_run_five_times_is_prepared_and_planned_no_more(persistent: 
 
 
 def _database_url() -> str:
-    settings = connection.settings_dict
-    password = f":{quote(settings['PASSWORD'], safe='')}" if settings["PASSWORD"] else ""
-    user = quote(settings["USER"], safe="")
-    return f"postgres://{user}{password}@{settings['HOST']}:{settings['PORT']}/{settings['NAME']}"
+    return postgres_url(connection.settings_dict)
 
 
 def test_gunicorn_answers_the_first_request_after_the_server_ended_its_sessions(tmp_path: Path) -> None:
