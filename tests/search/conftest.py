@@ -2,15 +2,20 @@
 
 Approved records and sources, a fiction source, and planted records in every
 other status that must never be found. Passages are indexed with
-`archive.search.reindex`, as the importer does after writing them.
+`archive.search.reindex`, as the importer does after writing them. Building it
+goes through the review transitions, which is slow: it is built once for each
+module, and each test changes it only inside a savepoint of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from archive import search
 from archive.models import (
@@ -74,8 +79,23 @@ class World:
         return source.passages.get(seq=seq)
 
 
+@pytest.fixture(scope="module")
+def _module_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[World]:
+    """Built once for a module, in a transaction rolled back at its end; each test runs in a savepoint of it.
+
+    A module whose tests use the world therefore has no transactional test (those are in modules of their own).
+    """
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield build_world()
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
-def world(db: Any) -> World:
+def world(_module_world: World, db: Any) -> World:
+    return _module_world
+
+
+def build_world() -> World:
     history = source_with_text(HISTORY, slug="history", kind="history")
     memoir = source_with_text(MEMOIR, slug="memoir", kind="memoir", language="zh-Hant")
     novel = source_with_text(NOVEL, slug="novel", kind="alternate-history", language="zh-Hant")
@@ -124,3 +144,10 @@ def world(db: Any) -> World:
 def keys_of(hits: list[search.Hit]) -> list[tuple[str, str | int]]:
     """Hits as (type, slug) for records and (type, passage id) for passages."""
     return [(hit.type, hit.slug if hit.slug is not None else hit.id) for hit in hits]
+
+
+def queries_of_a_search(text: str) -> int:
+    """The queries one search of every kind of record costs."""
+    with CaptureQueriesContext(connection) as captured:
+        search.search(text, types=["person", "unit", "location", "event", "source"])
+    return len(captured)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from archive import search
 from archive.models import Location, LocationAlias, Person, PersonName, Status, Unit
@@ -14,7 +12,7 @@ from archive.search import snapshot
 from archive.search.records import KINDS, Query, candidates, match_candidate
 from tests.factories import approved, cite
 
-from .conftest import World, keys_of
+from .conftest import World, keys_of, queries_of_a_search
 
 QUERIES = [
     "唐生智", "唐", "生智", "tang shengzhi", "tangshengzhi", "Tang", "shengzhi", "sheng", "zhi", "chih",
@@ -74,18 +72,12 @@ def test_status_and_fiction_changes_are_seen(world: World) -> None:
     assert [hit.slug for hit in search.search("煤炭港", types=["location"], fiction="only")] == [place.slug]
 
 
-def _queries(text: str) -> int:
-    with CaptureQueriesContext(connection) as captured:
-        search.search(text, types=["person", "unit", "location", "event", "source"])
-    return len(captured)
-
-
 def test_queries_per_search_do_not_grow_with_the_records(world: World) -> None:
     def measured() -> tuple[int, int]:
         search.search("唐")
-        again = _queries("唐")  # inside a test's transaction the generation is unknown
+        again = queries_of_a_search("唐")  # inside a test's transaction the generation is unknown
         snapshot.clear()
-        return again, _queries("唐")
+        return again, queries_of_a_search("唐")
 
     before = measured()
     for index in range(30):
@@ -93,38 +85,6 @@ def test_queries_per_search_do_not_grow_with_the_records(world: World) -> None:
         PersonName.objects.create(person=person, name=f"Tang {index}")
     assert len([hit for hit in search.search("唐") if hit.type == "person"]) > 30
     assert measured() == before
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_warm_search_of_records_reads_only_the_generation() -> None:
-    # Outside a transaction, as a request runs: the generation is known and the snapshot reused.
-    from django.contrib.auth.models import Group, Permission
-
-    from archive.roles import ensure_groups
-
-    ensure_groups(Group, Permission)  # a transactional test starts without the groups the migration made
-    approved(Person(slug="tang-shengzhi", name="唐生智"))
-    snapshot.clear()
-    _queries("唐生智")
-    assert _queries("唐生智") == 1
-    Person.objects.filter(slug="tang-shengzhi").update(name="唐孟潇")
-    assert keys_of(search.search("孟潇", types=["person"])) == [("person", "tang-shengzhi")]
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the fingerprint of a kind's tables is PostgreSQL's")
-@pytest.mark.django_db(transaction=True)
-def test_writes_to_other_tables_do_not_rebuild_a_kind() -> None:
-    """Committed writes, since inside a transaction nothing is kept."""
-    Person.objects.create(slug="tang-shengzhi", name="唐生智", status=Status.DRAFT)
-    Location.objects.create(slug="xiaguan", name="下关", kind="district", status=Status.DRAFT)
-    snapshot.clear()
-    first = snapshot.snapshots(["person", "location"], every_status=True)
-    Unit.objects.create(slug="army-74", name="第七十四军", echelon="army", status=Status.DRAFT)
-    Location.objects.create(slug="taipingmen", name="太平门", kind="gate", status=Status.DRAFT)
-    second = snapshot.snapshots(["person", "location"], every_status=True)
-    assert second["person"] is first["person"]
-    assert second["location"] is not first["location"]
-    assert [record.slug for record, _m, _f in second["location"].matching(Query.of("太平门"))] == ["taipingmen"]
 
 
 def test_a_snapshot_built_inside_a_transaction_is_not_kept(world: World) -> None:
