@@ -5,11 +5,13 @@ Extra arguments are passed to pytest.
 
 Each engine's suite is cut into two parts (`PARTS`: some directories, and the
 rest), and the parts run as separate pytest processes, as many at once as the
-machine has cores (at most two; one with TEST_ENGINES_ONE_AT_A_TIME=1). Each
-process has its own database URL, so its own test database and cache folder.
-Two engines of about 20 minutes each side by side left one core idle while the
-longer one finished; four parts of about 10 minutes keep both cores busy to the
-end. A part's output is printed when it ends. With extra arguments (a path, a
+machine has cores, and one more (one at a time with
+TEST_ENGINES_ONE_AT_A_TIME=1). Each process has its own database URL, so its
+own test database and cache folder. Two engines of about 20 minutes each side
+by side left a core idle while the longer one finished, and whenever a test
+waited for a browser, a subprocess or a server; four parts of about 10 minutes,
+one more at once than the cores, keep the cores busy. A part's output is
+printed when it ends. With extra arguments (a path, a
 `-k`), each engine runs once, as asked.
 """
 
@@ -36,7 +38,7 @@ ONCE = {"TESTS_ENGINE_INDEPENDENT_RAN": "1"}
 
 # The first part of each engine's suite; the second is every other directory of tests/, so that a new
 # directory is never left out. Chosen so that the parts take about as long (measured on 2 cores).
-FIRST_PART = ("api", "browser", "admin", "services", "models", "reconcile", "text", "i18n", "audit")
+FIRST_PART = ("api", "browser", "services", "models", "reconcile", "text", "i18n", "audit")
 
 
 @dataclass
@@ -128,8 +130,11 @@ def run(all_jobs: list[Job], slots: int) -> None:
 
 def main() -> int:
     args = sys.argv[1:]
-    one_at_a_time = (os.cpu_count() or 1) < 2 or os.environ.get("TEST_ENGINES_ONE_AT_A_TIME") == "1"
-    slots = 1 if one_at_a_time else 2
+    cores = os.cpu_count() or 1
+    one_at_a_time = cores < 2 or os.environ.get("TEST_ENGINES_ONE_AT_A_TIME") == "1"
+    # One process more than the cores: a part that waits (a browser, a subprocess, a server) leaves its core
+    # to another.
+    slots = 1 if one_at_a_time else cores + 1
     if pgcluster.find_bin_dir() is None:
         all_jobs = jobs(args, None)
         run(all_jobs, slots)
