@@ -5,13 +5,12 @@ Extra arguments are passed to pytest.
 
 Each engine's suite is cut into two parts (`PARTS`: some directories, and the
 rest), and the parts run as separate pytest processes, as many at once as the
-machine has cores, and one more (one at a time with
+machine has cores, twice over (one at a time with
 TEST_ENGINES_ONE_AT_A_TIME=1). Each process has its own database URL, so its
 own test database and cache folder. Two engines of about 20 minutes each side
 by side left a core idle while the longer one finished, and whenever a test
-waited for a browser, a subprocess or a server; four parts of about 10 minutes,
-one more at once than the cores, keep the cores busy. A part's output is
-printed when it ends. With extra arguments (a path, a
+waited for a browser, a subprocess or the server; four parts at once on two
+cores keep both busy to the end. A part's output is printed when it ends. With extra arguments (a path, a
 `-k`), each engine runs once, as asked.
 """
 
@@ -132,9 +131,9 @@ def main() -> int:
     args = sys.argv[1:]
     cores = os.cpu_count() or 1
     one_at_a_time = cores < 2 or os.environ.get("TEST_ENGINES_ONE_AT_A_TIME") == "1"
-    # One process more than the cores: a part that waits (a browser, a subprocess, a server) leaves its core
-    # to another.
-    slots = 1 if one_at_a_time else cores + 1
+    # Every part at once on two cores: a part that waits (for a browser, a subprocess, the server) leaves
+    # its core to another, and no part is left to run alone on one core at the end while the other idles.
+    slots = 1 if one_at_a_time else 2 * cores
     if pgcluster.find_bin_dir() is None:
         all_jobs = jobs(args, None)
         run(all_jobs, slots)
