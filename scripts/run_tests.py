@@ -37,7 +37,7 @@ ONCE = {"TESTS_ENGINE_INDEPENDENT_RAN": "1"}
 
 # The first part of each engine's suite; the second is every other directory of tests/, so that a new
 # directory is never left out. Chosen so that the parts take about as long (measured on 2 cores).
-FIRST_PART = ("api", "browser", "services", "models", "reconcile", "text", "i18n", "audit")
+FIRST_PART = ("api", "browser", "admin", "services", "models", "reconcile", "text", "i18n", "audit")
 
 
 @dataclass

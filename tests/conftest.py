@@ -12,8 +12,8 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 TIMEOUT_MS = 15_000
 
-# Set by scripts/run_tests.py for the second engine of `make test`: tests marked engine_independent
-# never touch the test database, so their run on the first engine is their run.
+# Set by scripts/run_tests.py for the PostgreSQL parts of `make test`: tests marked engine_independent
+# never touch the test database, so their run on SQLite is their run.
 ENGINE_INDEPENDENT_RAN = "TESTS_ENGINE_INDEPENDENT_RAN"
 
 
