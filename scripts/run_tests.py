@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -50,7 +50,7 @@ class Job:
     process: subprocess.Popen[bytes] | None = None
     started: float = 0.0
     code: int | None = None
-    seconds: float = field(default=0.0)
+    seconds: float = 0.0
 
 
 def _command(args: Sequence[str]) -> list[str]:
