@@ -69,9 +69,13 @@ def _parts(args: list[str]) -> list[tuple[str, list[str]]]:
     return [(", ".join(FIRST_PART), first), ("the other directories", rest)]
 
 
-def _postgres_url(url: str, suffix: str) -> str:
-    parts = urlsplit(url)
-    return parts._replace(path=f"{parts.path}_{suffix}").geturl()
+def _part_database(index: int) -> str:
+    """The PostgreSQL database of a part (its test database is this name with Django's `test_`)."""
+    return f"archive_{index}"
+
+
+def _postgres_url(url: str, database: str) -> str:
+    return urlsplit(url)._replace(path=f"/{database}").geturl()
 
 
 def jobs(args: list[str], postgres_url: str | None) -> list[Job]:
@@ -83,14 +87,14 @@ def jobs(args: list[str], postgres_url: str | None) -> list[Job]:
         if postgres_url is None:
             made.append(sqlite)
             continue
-        postgres = Job("PostgreSQL", name, {"DATABASE_URL": _postgres_url(postgres_url, str(index)), **ONCE},
+        postgres = Job("PostgreSQL", name, {"DATABASE_URL": _postgres_url(postgres_url, _part_database(index)), **ONCE},
                        part_args)
         made += [postgres, sqlite] if index % 2 == 0 else [sqlite, postgres]
     return made
 
 
-def _start(job: Job, folder: Path) -> None:
-    job.log = folder / f"{job.engine}-{len(list(folder.iterdir()))}.log"
+def _start(job: Job, folder: Path, number: int) -> None:
+    job.log = folder / f"part-{number}.log"
     job.started = time.monotonic()
     print(f"started: {job.engine}, {job.name}", flush=True)
     with job.log.open("wb") as log:
@@ -115,7 +119,7 @@ def run(all_jobs: list[Job], slots: int) -> None:
             while waiting or running:
                 while waiting and len(running) < slots:
                     job = waiting.pop(0)
-                    _start(job, Path(folder))
+                    _start(job, Path(folder), len(all_jobs) - len(waiting))
                     running.append(job)
                 time.sleep(0.5)
                 for job in [job for job in running if job.process is not None and job.process.poll() is not None]:
@@ -139,7 +143,7 @@ def main() -> int:
         run(all_jobs, slots)
         print("PostgreSQL server binaries not found: the suite ran on SQLite only.")
     else:
-        with pgcluster.cluster(also=[f"archive_{index}" for index in range(len(_parts(args)))],
+        with pgcluster.cluster(also=[_part_database(index) for index in range(len(_parts(args)))],
                                over_socket=True) as url:
             all_jobs = jobs(args, url)
             run(all_jobs, slots)

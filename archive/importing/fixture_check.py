@@ -185,7 +185,7 @@ class _Check:
     def validate(self, record: Record, obj: models.Model, bad: set[str]) -> None:
         concrete = [f for f in obj._meta.concrete_fields if not f.primary_key and not f.generated]
         before = {f.attname: getattr(obj, f.attname) for f in concrete}
-        excluded = {obj._meta.get_field(name).name for name in bad if _has_field(obj, name)}
+        excluded = _fields_named(obj, bad)
         # Left out and empty: validated once `clean()` has had the chance to derive them.
         derived = {f.name for f in concrete if f.name not in record.fields and not f.null
                    and getattr(obj, f.attname) is None} - excluded
@@ -243,7 +243,7 @@ class _Check:
 
     def constraint_broken(self, record: Record, obj: models.Model, bad: set[str]) -> bool:
         """The model's words for a constraint the database refused: whether one was reported."""
-        excluded = {obj._meta.get_field(name).name for name in bad if _has_field(obj, name)}
+        excluded = _fields_named(obj, bad)
         try:
             obj.validate_constraints(exclude=excluded or None)
         except ValidationError as exc:
@@ -276,6 +276,11 @@ class _Check:
             # The next file's lookups see this one's rows.
             refresh_statistics(using=self.using, written=written_models(self.c.records.get(path, [])))
         return self.problems
+
+
+def _fields_named(obj: models.Model, names: set[str]) -> set[str]:
+    """The model's fields among `names` (reported problems name fields, or the whole record)."""
+    return {obj._meta.get_field(name).name for name in names if _has_field(obj, name)}
 
 
 def _has_field(obj: models.Model, name: str) -> bool:
