@@ -313,7 +313,7 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     shown = []
     for passage in passages:
         notes = sorted(cited.get(passage.pk, []), key=lambda c: (c.start, c.end, c.pk))
-        shown.append({"passage": passage, "runs": edition.runs(passage.text, notes), "notes": notes})
+        shown.append({"passage": passage, "text": edition.marked(passage.text, notes), "notes": notes})
     context = {
         "record": record,
         "revision": _revision(record),
