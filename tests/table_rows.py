@@ -7,8 +7,9 @@ are kept (by primary key); a changed row (a counter the load moved on) replaces 
 
 Tables are filled parents first, so that the database's own checks (triggers that read a
 citation's passage or a passage's source) see what they check; foreign keys are deferred to the
-transaction's end on both engines, so the order within a table does not matter. Generated
-columns are left to the database. On PostgreSQL the sequences are moved past the ids written.
+transaction's end on both engines, so the order within a table does not matter. Columns a
+migration added beside a model's fields are kept too; generated columns are left to the
+database. On PostgreSQL the sequences are moved past the ids written.
 """
 
 from __future__ import annotations
@@ -44,7 +45,32 @@ def _models_parents_first() -> list[type[models.Model]]:
 
 
 def _columns(model: type[models.Model]) -> list[str]:
-    return [field.column for field in model._meta.concrete_fields if not field.generated]
+    """The columns written: the model's, and any a migration added beside them (the search index's
+    grams on PostgreSQL); generated columns are the database's."""
+    named = [field.column for field in model._meta.concrete_fields if not field.generated]
+    generated = {field.column for field in model._meta.concrete_fields if field.generated}
+    return named + [column for column in _stored_columns(model._meta.db_table)
+                    if column not in named and column not in generated]
+
+
+_stored: dict[tuple[str, str], list[str]] = {}
+
+
+def _stored_columns(table: str) -> list[str]:
+    """The table's columns as the database has them, generated ones left out."""
+    key = (connection.vendor, table)
+    if key not in _stored:
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+                    "AND table_name = %s AND is_generated = 'NEVER' ORDER BY ordinal_position", [table])
+                _stored[key] = [row[0] for row in cursor.fetchall()]
+            else:
+                # table_xinfo's `hidden` is 2 or 3 for a generated column.
+                cursor.execute(f"PRAGMA table_xinfo({connection.ops.quote_name(table)})")
+                _stored[key] = [row[1] for row in cursor.fetchall() if row[6] == 0]
+    return _stored[key]
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Fixtures of the API tests: one built archive per module and a client that speaks JSON.
 
 Building the archive goes through the real review transitions and writes
-history for every record, which is slow; the tests only read it, so it is
-built once per module inside a transaction that is rolled back at the end,
-and each test runs in a savepoint of its own inside it.
+history for every record, which is slow; the tests only read it, so each
+module has it inside a transaction that is rolled back at the end, and each
+test runs in a savepoint of its own inside it. It is built once per test
+process; later modules get the same rows inserted again (`tests/built_once.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from django.test import Client
 
 from archive.client_address import forget_all_clients
 from tests.api.world import World, build_world
+from tests.built_once import BuiltOnce
+
+# Built through the review services once per test process; later modules get its rows inserted again.
+_shared_world = BuiltOnce(build_world)
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +42,7 @@ def without_stored_answers(settings: Any) -> None:
 @pytest.fixture(scope="module")
 def _module_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[World]:
     with django_db_blocker.unblock(), transaction.atomic():
-        world = build_world()
-        yield world
+        yield _shared_world()
         transaction.set_rollback(True)
 
 

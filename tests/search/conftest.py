@@ -32,6 +32,7 @@ from archive.models import (
     Unit,
     UnitAlias,
 )
+from tests.built_once import BuiltOnce
 from tests.factories import approved, cite, in_status, source_with_text
 
 HISTORY = "\n".join(
@@ -86,7 +87,7 @@ def _module_world(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Worl
     A module whose tests use the world therefore has no transactional test (those are in modules of their own).
     """
     with django_db_blocker.unblock(), transaction.atomic():
-        yield build_world()
+        yield _shared_world()
         transaction.set_rollback(True)
 
 
@@ -96,6 +97,7 @@ def world(_module_world: World, db: Any) -> World:
 
 
 def build_world() -> World:
+    """The search world, through the review services (`_shared_world` keeps it for later modules)."""
     history = source_with_text(HISTORY, slug="history", kind="history")
     memoir = source_with_text(MEMOIR, slug="memoir", kind="memoir", language="zh-Hant")
     novel = source_with_text(NOVEL, slug="novel", kind="alternate-history", language="zh-Hant")
@@ -139,6 +141,10 @@ def build_world() -> World:
     search.reindex([history, memoir, novel, draft_source])
     return World(history, memoir, novel, draft_source, tang, zhou, sun, matsui, nanjing, wuhu, xiaguan, yijiang,
                  division, retreat, planted)
+
+
+# Built once per test process; later modules get its rows inserted again (`tests/built_once.py`).
+_shared_world = BuiltOnce(build_world)
 
 
 def keys_of(hits: list[search.Hit]) -> list[tuple[str, str | int]]:
