@@ -16,7 +16,6 @@ from typing import Generic, TypeVar
 from django.db import transaction
 
 from archive.db.statistics import refresh_statistics
-
 from tests.table_rows import TableRows
 
 T = TypeVar("T")

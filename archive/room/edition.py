@@ -39,8 +39,8 @@ def runs(text: str, citations: Sequence[Any]) -> list[Run]:
 
 
 def marked(text: str, citations: Sequence[Any]) -> SafeString:
-    """`text` as HTML: each cited run in a `<mark>` linked to its first citation's note, an anchor where a quote begins."""
-    html = []
+    """`text` as HTML: each cited run in a `<mark>` linked to its first note, an anchor where a quote begins."""
+    html: list[str] = []
     for run in runs(text, citations):
         html.extend(format_html('<span id="c-{}" class="anchor"></span>', c.pk) for c in run.starts)
         if run.citations:
