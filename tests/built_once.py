@@ -35,5 +35,5 @@ class BuiltOnce(Generic[T]):
                 self._kept = (built, TableRows.read().added_since(before))
             else:
                 self._kept[1].insert()
-                refresh_statistics()  # as after the build: PostgreSQL's counts of the rows just inserted
+                refresh_statistics()  # PostgreSQL plans for the rows just inserted, as tests/shipped.py does
         return copy.deepcopy(self._kept[0])
