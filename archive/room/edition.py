@@ -4,7 +4,7 @@ Quotes may overlap (two records cite one sentence); the text is cut at every
 start and end, so that each run is marked with all the citations over it.
 `marked` writes a passage's runs as the edition's HTML: in Python, because a
 page of an edition holds a few thousand runs, and the template language
-spent about half the page's time on their loops.
+spent about a third of the page's time on their loops.
 """
 
 from __future__ import annotations
