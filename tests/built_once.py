@@ -4,7 +4,7 @@ The first call builds (through the real review services, as the tests need), rea
 build added (`tests/table_rows.py`) and keeps them with what the build returned. Every later call
 inserts the same rows again, ids included, in the caller's transaction, which costs a fraction of
 building them. Each call hands out a deep copy of what the build returned, so that no module sees
-the objects another module changed. The shipped collection is kept the same way (`tests/shipped.py`).
+the objects another module changed. The shipped collection is kept this way too (`tests/shipped.py`).
 """
 
 from __future__ import annotations
@@ -35,5 +35,5 @@ class BuiltOnce(Generic[T]):
                 self._kept = (built, TableRows.read().added_since(before))
             else:
                 self._kept[1].insert()
-                refresh_statistics()  # PostgreSQL plans for the rows just inserted, as tests/shipped.py does
+                refresh_statistics()  # PostgreSQL plans for the rows just inserted
         return copy.deepcopy(self._kept[0])

@@ -7,7 +7,7 @@ writes them (its COPY path aside), so that a read as of a moment after the load 
 collection. Each file is followed by fresh planner statistics, as `load_collection` does, so that
 PostgreSQL plans the next file's lookups for the rows just loaded.
 
-That load takes 10–20 s. The rows it added are then kept in memory (`tests/table_rows.py`), and
+That load takes 10–20 s. The rows it added are then kept in memory (`tests/built_once.py`), and
 every later load of the process inserts those rows again: the same rows, ids included, in about
 a second.
 """
@@ -28,33 +28,26 @@ from archive import fiction
 from archive.db.statistics import refresh_statistics
 from archive.freshness.signals import bulk
 from archive.importing.bulk import record_history
-from tests.table_rows import TableRows
+from tests.built_once import BuiltOnce
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
-
-# The rows the first load of this process added.
-_loaded: TableRows | None = None
 
 
 def fixture_files() -> list[Path]:
     return sorted(FIXTURES.glob("[0-9][0-9]_*.json"))
 
 
-def load_shipped_collection() -> None:
-    """Fill the database with the shipped collection (in the caller's transaction, if any)."""
-    global _loaded
-    with transaction.atomic():
-        if _loaded is not None:
-            _loaded.insert()
+def _load_with_loaddata() -> None:
+    with fiction.deferred(), bulk():
+        for path in fixture_files():
+            call_command("loaddata", str(path), verbosity=0)
             refresh_statistics()
-            return
-        before = TableRows.read()
-        with fiction.deferred(), bulk():
-            for path in fixture_files():
-                call_command("loaddata", str(path), verbosity=0)
-                refresh_statistics()
-            _history_of_loaded_rows()
-        _loaded = TableRows.read().added_since(before)
+        _history_of_loaded_rows()
+
+
+# Fills the database with the shipped collection, in the caller's transaction if any: loaded once per
+# test process, inserted again by every later call (tests/built_once.py).
+load_shipped_collection = BuiltOnce(_load_with_loaddata)
 
 
 def _history_of_loaded_rows() -> None:
