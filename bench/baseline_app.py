@@ -59,8 +59,7 @@ plan_choices: dict[str, tuple[str, dict[str, float]]] = {}
 def _connection(mode: str) -> psycopg.Connection[Any]:
     connection = _connections.get(mode)
     if connection is None or connection.closed:
-        # Every statement prepared from its first run (psycopg prepares after five by default).
-        connection = psycopg.connect(os.environ["BENCH_DATABASE_URL"], autocommit=True, prepare_threshold=0)
+        connection = psycopg.connect(os.environ["BENCH_DATABASE_URL"], autocommit=True)
         connection.execute("SET TIME ZONE 'Asia/Shanghai'")
         connection.execute(f"SET plan_cache_mode = force_{mode}_plan")
         _connections[mode] = connection
@@ -84,8 +83,10 @@ def share(connection: psycopg.Connection[Any] | None) -> None:
 
 
 def _run(mode: str, statement: str, params: dict[str, Any]) -> bytes | None:
-    with _connection(mode).cursor() as cursor:
-        cursor.execute(statement, params)  # prepared at its first run (`prepare_threshold=0`)
+    # A cursor that binds on the server, whatever the connection's own (Django's binds on the client, which
+    # cannot prepare): the statement is prepared at its first run and its plan kept by the connection.
+    with psycopg.Cursor(_connection(mode)) as cursor:
+        cursor.execute(statement, params, prepare=True)
         row = cursor.fetchone()
     return row[0].encode() if row else None
 
@@ -111,6 +112,8 @@ def _choose(statement: str, params: dict[str, Any]) -> str:
 
 
 def _answer(statement: str, params: dict[str, Any]) -> bytes | None:
+    if _connections.get("generic") is _connections.get("custom") is not None:
+        return _run("generic", statement, params)  # a shared connection: one plan mode, nothing to choose
     choice = plan_choices.get(statement)
     mode = choice[0] if choice is not None else _choose(statement, params)
     return _run(mode, statement, params)

@@ -56,8 +56,11 @@ def _utf8_locale() -> str:
 
 
 @contextlib.contextmanager
-def cluster(database: str = "archive", also: Sequence[str] = (), over_socket: bool = False) -> Iterator[str]:
+def cluster(database: str = "archive", also: Sequence[str] = (), over_socket: bool = False,
+            settings: Sequence[str] = ()) -> Iterator[str]:
     """Yield a DATABASE_URL of a new, empty database in a private cluster (with the databases `also`, empty too).
+
+    `settings` are more server settings, each as `name=value`.
 
     Over TCP on 127.0.0.1, or with `over_socket` through the cluster's Unix socket, which answers each
     statement sooner (the test suite's runs).
@@ -94,6 +97,7 @@ def cluster(database: str = "archive", also: Sequence[str] = (), over_socket: bo
             **quiet,
         )
         options = f"-k {sockets} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+        options += "".join(f" -c {setting}" for setting in settings)
         subprocess.run(
             _as_server_user(
                 [str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]
