@@ -14,7 +14,6 @@ import re
 import unicodedata
 
 import opencc
-from pypinyin import Style, lazy_pinyin
 
 __all__ = [
     "HAN",
@@ -25,6 +24,7 @@ __all__ = [
     "is_han",
     "key_char",
     "pinyin_forms",
+    "pinyin_syllables",
     "search_key",
     "to_simplified",
 ]
@@ -148,6 +148,15 @@ def _dedupe(forms: list[str]) -> list[str]:
     return [form for form in dict.fromkeys(forms) if form]
 
 
+def pinyin_syllables(han: str) -> list[str]:
+    """The toneless lowercase pinyin of each Han character (pypinyin's NORMAL style, phrases read as phrases)."""
+    # Imported here: its phrase dictionary takes a quarter of a second to load, which every process (each
+    # command, each server worker) would pay at start, most of them never reading a name's pinyin.
+    from pypinyin import Style, lazy_pinyin
+
+    return [syllable.lower() for syllable in lazy_pinyin(han, style=Style.NORMAL)]
+
+
 def pinyin_forms(name: str) -> list[str]:
     """Toneless lowercase pinyin keys for a Chinese name.
 
@@ -163,7 +172,7 @@ def pinyin_forms(name: str) -> list[str]:
     if not han:
         folded = " ".join(fold(name).split())
         return _dedupe([folded, folded.replace(" ", "")])
-    syllables = [s.lower() for s in lazy_pinyin(han, style=Style.NORMAL)]
+    syllables = pinyin_syllables(han)
     forms = [" ".join(syllables), "".join(syllables)]
     if 2 <= len(han) <= 4:
         forms.append(f"{syllables[0]} {''.join(syllables[1:])}")

@@ -6,15 +6,9 @@ import itertools
 import re
 import unicodedata
 
-from pypinyin import Style, lazy_pinyin
-
-from .normalize import fold_latin, is_han
+from .normalize import fold_latin, is_han, pinyin_syllables
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def _syllables(han: str) -> list[str]:
-    return [s.lower() for s in lazy_pinyin(han, style=Style.NORMAL)]
 
 
 def pinyin_slug(name: str, *, personal: bool = False, join_runs: bool = True, max_length: int = 80) -> str:
@@ -29,13 +23,13 @@ def pinyin_slug(name: str, *, personal: bool = False, join_runs: bool = True, ma
     text = unicodedata.normalize("NFKC", name).strip()
     words: list[str] = []
     if personal and 2 <= len(text) <= 4 and all(is_han(ch) for ch in text):
-        syllables = _syllables(text)
+        syllables = pinyin_syllables(text)
         words = [syllables[0], "".join(syllables[1:])]
     else:
         for han, run in itertools.groupby(text, key=is_han):
             part = "".join(run)
             if han:
-                syllables = _syllables(part)
+                syllables = pinyin_syllables(part)
                 words.extend(["".join(syllables)] if join_runs else syllables)
             else:
                 words.extend(fold_latin(part).split())
