@@ -7,7 +7,8 @@ the citations of the whole archive, so the flag is stored on the record
 (`Cited.fictional`) and recomputed here, one UPDATE per model, whenever what
 it depends on changes:
 
-* a citation is saved or deleted: its record, and the one it was evidence for before;
+* a citation is saved or deleted: its record, and the one it was evidence for before (not for a save
+  that leaves an unapproved citation unapproved, which is no record's evidence);
 * a source changes kind: every record cited from its passages;
 * a record's `marked_historical` changes (a save never writes the flag itself,
   see `Cited._do_update`).
@@ -128,6 +129,16 @@ def _on_citation_change(sender: type, instance: Citation, using: str, **kwargs: 
         _ask(cited_model(field), pk, using)
 
 
+def _on_citation_saved(sender: type, instance: Citation, using: str, created: bool, **kwargs: object) -> None:
+    # Only approved citations are evidence. A save that leaves a citation unapproved, of a row that did not
+    # exist or was stored unapproved (the save claimed it so), changes no record's flag: a draft of an
+    # import or a curator's draft costs no refresh.
+    unapproved_before = created or instance.claimed_unpublished()
+    if unapproved_before and instance.status != Status.APPROVED:
+        return
+    _on_citation_change(sender, instance, using)
+
+
 def _on_record_saved(
     sender: type, instance: models.Model, using: str, created: bool, raw: bool, **kwargs: object
 ) -> None:
@@ -145,7 +156,7 @@ def _on_source_saved(sender: type, instance: Source, using: str, created: bool, 
 
 
 def connect() -> None:
-    post_save.connect(_on_citation_change, sender=Citation, dispatch_uid="fiction-citation-saved")
+    post_save.connect(_on_citation_saved, sender=Citation, dispatch_uid="fiction-citation-saved")
     post_delete.connect(_on_citation_change, sender=Citation, dispatch_uid="fiction-citation-deleted")
     post_save.connect(_on_source_saved, sender=Source, dispatch_uid="fiction-source-saved")
     for model in CITED_MODELS:

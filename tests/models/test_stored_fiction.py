@@ -59,6 +59,30 @@ def test_an_unapproved_citation_does_not_count_until_approved(texts: dict[str, S
     assert _flag(person) is True
 
 
+def test_only_a_save_that_may_change_the_evidence_asks_for_a_refresh(
+    texts: dict[str, Source], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A draft created, edited, submitted or rejected is nobody's evidence: no flag is recomputed for it."""
+    person = approved(Person(slug="zhou-lan", name="周澜"))
+    asked: list[set[int]] = []
+    real_refresh = fiction.refresh
+    monkeypatch.setattr(fiction, "refresh", lambda model, pks=None, using="default": (
+        asked.append(set(pks or ())), real_refresh(model, pks, using))[1])
+    curator, reviewer = user(role="curator"), user(role="reviewer")
+    draft = cite(texts["novel"].passages.get(), "周澜", person=person, status="draft")
+    draft.claim = "waits for the boat"
+    records.record_update(record=draft, by=curator)
+    curation.submit(draft, by=curator)
+    curation.reject(draft, by=reviewer, shown=decisions.record_pin(draft), note="not what the passage says")
+    assert asked == []
+    second = cite(texts["novel"].passages.get(), "周澜在江边", person=person, status="draft")
+    curation.submit(second, by=curator)
+    curation.approve(second, by=reviewer, shown=decisions.record_pin(second))
+    assert asked == [{person.pk}]
+    assert _flag(person) is True
+    assert fiction.stale() == []
+
+
 def test_a_citation_moved_to_another_record_refreshes_both(texts: dict[str, Source]) -> None:
     first = approved(Person(slug="first", name="甲"))
     second = approved(Person(slug="second", name="乙"))
