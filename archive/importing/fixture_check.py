@@ -7,10 +7,11 @@ rolled back: each record, in file order, is deserialized with natural keys,
 validated by its model's `full_clean()` (field validators such as EDTF
 dates, `clean()` such as a citation's quote in its passage) and saved, so
 that later records resolve it; a source gets its passages as the load gives
-them. The models' constraints are the database's, checked by that save: only
-a record the database refuses is put to the model's `validate_constraints()`,
-which names the rule in the model's words (asking every record would cost a
-query per constraint and record, some nine thousand for the shipped files).
+them. The models' unique fields and constraints are the database's, checked by
+that save: only a record the database refuses is put to the model's
+`validate_unique()` and `validate_constraints()`, which name the rule in the
+model's words (asking every record would cost a query per rule and record,
+thousands for the shipped files).
 Every problem of the collection is collected, each naming the file, the
 record (index, model and natural key) and the field. Nothing a check does is
 kept.
@@ -171,8 +172,10 @@ class _Check:
                 self.problem(record, "/".join(key_lookups(model) or (_WHOLE_RECORD,)), str(exc))
             return None
         lookups = key_lookups(model)
-        if obj.pk is None and record.key is not None and lookups and len(lookups) == len(record.key):
-            # Rows whose manager cannot find them by natural key (names, aliases).
+        if (obj.pk is None and record.key is not None and lookups and len(lookups) == len(record.key)
+                and not _found_by_natural_key(model)):
+            # Rows whose manager cannot find them by natural key (names, aliases); `build_instance`
+            # has already asked the others' managers the same lookup.
             rows = model._default_manager.db_manager(self.using).filter(**dict(zip(lookups, record.key, strict=True)))
             obj.pk = rows.values_list("pk", flat=True).first()
         if obj.pk is not None and model._default_manager.db_manager(self.using).filter(pk=obj.pk).exists():
@@ -190,9 +193,9 @@ class _Check:
         derived = {f.name for f in concrete if f.name not in record.fields and not f.null
                    and getattr(obj, f.attname) is None} - excluded
         try:
-            # The constraints are the database's: the save enforces them, and `save` asks the model
-            # for its message when it refuses (one query per constraint and record, only then).
-            obj.full_clean(exclude=(excluded | derived) or None, validate_constraints=False)
+            # Unique fields and constraints are the database's: the save enforces them, and `save` asks
+            # the model for its message when it refuses (a query per rule and record, only then).
+            obj.full_clean(exclude=(excluded | derived) or None, validate_unique=False, validate_constraints=False)
         except ValidationError as exc:
             self.report(record, exc, bad)
         if derived and not bad:
@@ -242,9 +245,10 @@ class _Check:
             self.sources.append(obj)
 
     def constraint_broken(self, record: Record, obj: models.Model, bad: set[str]) -> bool:
-        """The model's words for a constraint the database refused: whether one was reported."""
+        """The model's words for a unique field or constraint the database refused: whether one was reported."""
         excluded = _fields_named(obj, bad)
         try:
+            obj.validate_unique(exclude=excluded or None)
             obj.validate_constraints(exclude=excluded or None)
         except ValidationError as exc:
             self.report(record, exc, bad)
@@ -276,6 +280,11 @@ class _Check:
             # The next file's lookups see this one's rows.
             refresh_statistics(using=self.using, written=written_models(self.c.records.get(path, [])))
         return self.problems
+
+
+def _found_by_natural_key(model: type[models.Model]) -> bool:
+    """Whether `base.build_instance` looks a record of `model` up by its natural key (as loaddata does)."""
+    return hasattr(model._default_manager, "get_by_natural_key") and hasattr(model, "natural_key")
 
 
 def _fields_named(obj: models.Model, names: set[str]) -> set[str]:
