@@ -24,12 +24,16 @@ from scripts import pgcluster
 ROOT = Path(__file__).resolve().parents[2]
 BIN_DIR = pgcluster.find_bin_dir()
 
-pytestmark = pytest.mark.skipif(
-    BIN_DIR is None
-    or not (BIN_DIR / "pg_basebackup").exists()
-    or (os.geteuid() == 0 and shutil.which("runuser") is None),
-    reason="needs PostgreSQL server binaries with pg_basebackup (and runuser when run as root)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        BIN_DIR is None
+        or not (BIN_DIR / "pg_basebackup").exists()
+        or (os.geteuid() == 0 and shutil.which("runuser") is None),
+        reason="needs PostgreSQL server binaries with pg_basebackup (and runuser when run as root)",
+    ),
+    # Its clusters are its own, whichever engine the run's test database is on.
+    pytest.mark.engine_independent,
+]
 
 
 def _env(primary: str, replicas: list[str]) -> dict[str, str]:
