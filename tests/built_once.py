@@ -13,7 +13,7 @@ import copy
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from archive.db.statistics import refresh_statistics
 from tests.table_rows import TableRows
@@ -36,4 +36,8 @@ class BuiltOnce(Generic[T]):
             else:
                 self._kept[1].insert()
                 refresh_statistics()  # PostgreSQL plans for the rows just inserted
+            # The rows' foreign keys checked now, once. PostgreSQL defers the checks to the end of the
+            # transaction, and each test's end asks for them (Django's TestCase) inside the test's
+            # savepoint, whose rollback undoes them: thousands of checks again after every test.
+            connection.check_constraints()
         return copy.deepcopy(self._kept[0])
