@@ -285,6 +285,18 @@ def units(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Unit]:
     )
 
 
+def battle_units(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Unit]:
+    """Units as the order of battle draws them: each with its visible posts (person, statements, citations).
+
+    Not `units()`: the tree is built from `parent_id`, and its pages show neither a unit's aliases nor
+    its own citations, which `units()` reads for a unit's document (hundreds of citations with their
+    passages and sources, on every order of battle and every night).
+    """
+    return Unit.objects.approved().defer("description").prefetch_related(
+        Prefetch("posts", queryset=_posts(mode), to_attr="visible_posts"),
+    )
+
+
 def locations(mode: FictionMode = FictionMode.EXCLUDE) -> QuerySet[Location]:
     return _locations(FictionMode.INCLUDE).prefetch_related(
         Prefetch("aliases", queryset=LocationAlias.objects.order_by("id")),

@@ -119,4 +119,4 @@ class Now:
         return list(queryset.order_by("name", "slug"))
 
     def units(self, mode: FictionMode) -> list[Unit]:
-        return list(selectors.filter_fiction(selectors.units(mode), mode).order_by("name", "slug"))
+        return list(selectors.filter_fiction(selectors.battle_units(mode), mode).order_by("name", "slug"))
