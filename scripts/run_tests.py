@@ -43,8 +43,11 @@ FIRST_PART = ("api", "browser", "admin", "services", "models", "reconcile", "tex
 # The test cluster's databases are small and thrown away. JIT compiles a query whose estimated cost is
 # high (the benchmark baseline's statements) and costs more than it saves on tables this small; the
 # autovacuum daemon would vacuum the rows every rolled-back test left, work no test reads (the tests
-# that need planner statistics take them: `archive.db.statistics`).
-TEST_CLUSTER_SETTINGS = ("jit=off", "autovacuum=off")
+# that need planner statistics take them: `archive.db.statistics`). Nothing reads its write-ahead log
+# after a crash or from a standby (the replica test starts clusters of its own): the least of it is
+# written, and a commit does not wait for it.
+TEST_CLUSTER_SETTINGS = ("jit=off", "autovacuum=off", "wal_level=minimal", "max_wal_senders=0",
+                         "synchronous_commit=off")
 
 
 @dataclass
