@@ -2,9 +2,10 @@
 
 Quotes may overlap (two records cite one sentence); the text is cut at every
 start and end, so that each run is marked with all the citations over it.
-`marked` writes a passage's runs as the edition's HTML: in Python, because a
-page of an edition holds a few thousand runs, and the template language
-spent about a third of the page's time on their loops.
+`marked` writes a passage's runs as the edition's HTML, and `notes` the notes
+under it: in Python, because a page of an edition holds a few thousand runs
+and about a thousand notes, and the template language spent most of the
+page's time on their loops.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+
+from archive.templatetags.room_text import shown_name
 
 
 @dataclass
@@ -50,3 +53,22 @@ def marked(text: str, citations: Sequence[Any]) -> SafeString:
         else:
             html.append(escape(run.text))
     return mark_safe("".join(html))  # every piece escaped above
+
+
+def notes(citations: Sequence[Any]) -> SafeString:
+    """The notes under a passage: each quote, the record it is evidence for (linked) and its claim."""
+    items = []
+    for citation in citations:
+        target = ""
+        if citation.target_url:
+            if citation.post:
+                name = format_html("{} · {}", shown_name(citation.post.person), shown_name(citation.post.unit))
+            elif citation.participation:
+                name = format_html("{}", shown_name(citation.participation.event))
+            else:
+                name = format_html("{}", shown_name(citation.target))
+            target = format_html('<a href="{}" class="target" lang="zh">{}</a>', citation.target_url, name)
+        claim = format_html('<span class="claim" lang="zh">{}</span>', citation.claim) if citation.claim else ""
+        items.append(format_html('<li id="note-{}"><q lang="zh">{}</q> →\n    {}\n    {}\n  </li>',
+                                 citation.pk, citation.quote, target, claim))
+    return format_html('<ul class="notes">\n  {}\n  </ul>', mark_safe("".join(items)))  # each item escaped above

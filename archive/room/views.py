@@ -313,7 +313,8 @@ def source(request: HttpRequest, mode: FictionMode, slug: str) -> HttpResponse:
     shown = []
     for passage in passages:
         notes = sorted(cited.get(passage.pk, []), key=lambda c: (c.start, c.end, c.pk))
-        shown.append({"passage": passage, "text": edition.marked(passage.text, notes), "notes": notes})
+        shown.append({"passage": passage, "text": edition.marked(passage.text, notes),
+                      "notes": edition.notes(notes) if notes else ""})
     context = {
         "record": record,
         "revision": _revision(record),

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from archive.room.edition import marked, runs
+from django.utils import translation
+
+from archive.room.edition import marked, notes, runs
 
 
 @dataclass(frozen=True)
@@ -41,3 +44,49 @@ def test_a_passage_is_written_as_html_with_each_cited_run_marked_and_its_text_es
         "门"
     )
     assert marked("无引文", []) == "无引文"
+
+
+@dataclass(frozen=True)
+class Named:
+    name: str
+
+
+@dataclass(frozen=True)
+class Held:
+    person: Named
+    unit: Named
+
+
+@dataclass(frozen=True)
+class TookPart:
+    event: Named
+
+
+@dataclass(frozen=True)
+class Note:
+    pk: int
+    quote: str
+    target_url: str
+    claim: str = ""
+    target: Any = None
+    post: Any = None
+    participation: Any = None
+
+
+def test_the_notes_name_each_record_with_its_link_and_claim_and_escape_what_they_write() -> None:
+    commander = Note(3, "唐<生智>", "/people/tang/?a=1&b=2", claim="下令\"撤退\"", target=Named("唐生智"))
+    post = Note(4, "司令长官", "/people/tang/", post=Held(Named("唐生智"), Named("卫戍司令部")))
+    crossing = Note(5, "渡江", "/events/crossing/", participation=TookPart(Named("渡江<夜>")))
+    with translation.override("en"):
+        html = notes([commander, post, crossing])
+    assert html == (
+        '<ul class="notes">\n  '
+        '<li id="note-3"><q lang="zh">唐&lt;生智&gt;</q> →\n    '
+        '<a href="/people/tang/?a=1&amp;b=2" class="target" lang="zh">唐生智</a>\n    '
+        '<span class="claim" lang="zh">下令&quot;撤退&quot;</span>\n  </li>'
+        '<li id="note-4"><q lang="zh">司令长官</q> →\n    '
+        '<a href="/people/tang/" class="target" lang="zh">唐生智 · 卫戍司令部</a>\n    \n  </li>'
+        '<li id="note-5"><q lang="zh">渡江</q> →\n    '
+        '<a href="/events/crossing/" class="target" lang="zh">渡江&lt;夜&gt;</a>\n    \n  </li>'
+        "\n  </ul>"
+    )
