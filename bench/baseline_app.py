@@ -83,8 +83,8 @@ def share(connection: psycopg.Connection[Any] | None) -> None:
 
 
 def _run(mode: str, statement: str, params: dict[str, Any]) -> bytes | None:
-    # A cursor that binds on the server, whatever the connection's own (Django's binds on the client, which
-    # cannot prepare): the statement is prepared at its first run and its plan kept by the connection.
+    # A cursor that binds on the server, whatever the connection's own (a test's Django connection prepares
+    # only at a statement's fifth run, or never where it binds on the client): prepared at the first run.
     with psycopg.Cursor(_connection(mode)) as cursor:
         cursor.execute(statement, params, prepare=True)
         row = cursor.fetchone()
