@@ -62,11 +62,11 @@ def notes(citations: Sequence[Any]) -> SafeString:
         target = ""
         if citation.target_url:
             if citation.post:
-                name = format_html("{} · {}", shown_name(citation.post.person), shown_name(citation.post.unit))
+                name = f"{shown_name(citation.post.person)} · {shown_name(citation.post.unit)}"
             elif citation.participation:
-                name = format_html("{}", shown_name(citation.participation.event))
+                name = shown_name(citation.participation.event)
             else:
-                name = format_html("{}", shown_name(citation.target))
+                name = shown_name(citation.target)
             target = format_html('<a href="{}" class="target" lang="zh">{}</a>', citation.target_url, name)
         claim = format_html('<span class="claim" lang="zh">{}</span>', citation.claim) if citation.claim else ""
         items.append(format_html('<li id="note-{}"><q lang="zh">{}</q> →\n    {}\n    {}\n  </li>',
