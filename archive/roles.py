@@ -1,6 +1,6 @@
 """The two roles of the archive and what each may do.
 
-One place for the rule, used by the data migrations that create the groups
+One place for the rule, used by the migrations that create the groups
 and by the demo-account command. Both roles see every record and its history
 (the history view needs only the view permission); only reviewers hold the
 `review_*` permissions that `archive.curation` checks. Nobody but a superuser
@@ -11,6 +11,8 @@ which leaves a redirect and a reviewed survivor.
 from __future__ import annotations
 
 from typing import Any
+
+from django.contrib.auth.management import create_permissions
 
 from archive.models import registry
 
@@ -73,3 +75,16 @@ def ensure_groups(group_model: Any, permission_model: Any) -> None:
         group, _created = group_model.objects.get_or_create(name=role)
         wanted = permission_model.objects.filter(content_type__app_label="archive", codename__in=role_permissions(role))
         group.permissions.set(wanted)
+
+
+def create_groups(apps: Any, schema_editor: Any) -> None:
+    """A migration's step: the permissions made now (Django makes them after the last migration), then the groups."""
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, apps=apps, verbosity=0)
+        app_config.models_module = None
+    ensure_groups(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
+
+
+def remove_groups(apps: Any, schema_editor: Any) -> None:
+    apps.get_model("auth", "Group").objects.filter(name__in=["curator", "reviewer"]).delete()

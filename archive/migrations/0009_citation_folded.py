@@ -13,53 +13,9 @@ from typing import Any
 from django.db import migrations, models
 
 import archive.models.citations
+from archive.db import citation_folded
 
 BATCH_SIZE = 5000
-
-SQLITE_CREATE = [
-    # SQLite cannot assign NEW in a BEFORE trigger: clear the column after the write.
-    """
-    CREATE TRIGGER archive_citation_folded_stale
-    AFTER UPDATE OF quote, claim ON archive_citation
-    WHEN (NEW.quote IS NOT OLD.quote OR NEW.claim IS NOT OLD.claim) AND NEW.folded IS OLD.folded
-    BEGIN UPDATE archive_citation SET folded = NULL WHERE id = NEW.id; END;
-    """
-]
-SQLITE_DROP = ["DROP TRIGGER IF EXISTS archive_citation_folded_stale"]
-
-POSTGRES_CREATE = [
-    """
-    CREATE FUNCTION archive_citation_folded_stale() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF (NEW.quote IS DISTINCT FROM OLD.quote OR NEW.claim IS DISTINCT FROM OLD.claim)
-         AND NEW.folded IS NOT DISTINCT FROM OLD.folded THEN
-        NEW.folded := NULL;
-      END IF;
-      RETURN NEW;
-    END $$;
-    """,
-    """
-    CREATE TRIGGER archive_citation_folded_stale BEFORE UPDATE ON archive_citation
-    FOR EACH ROW EXECUTE FUNCTION archive_citation_folded_stale();
-    """,
-]
-POSTGRES_DROP = [
-    "DROP TRIGGER IF EXISTS archive_citation_folded_stale ON archive_citation",
-    "DROP FUNCTION IF EXISTS archive_citation_folded_stale()",
-]
-
-
-def _run(schema_editor: Any, sqlite: list[str], postgres: list[str]) -> None:
-    for statement in {"sqlite": sqlite, "postgresql": postgres}.get(schema_editor.connection.vendor, []):
-        schema_editor.execute(statement)
-
-
-def create_trigger(apps: Any, schema_editor: Any) -> None:
-    _run(schema_editor, SQLITE_CREATE, POSTGRES_CREATE)
-
-
-def drop_trigger(apps: Any, schema_editor: Any) -> None:
-    _run(schema_editor, SQLITE_DROP, POSTGRES_DROP)
 
 
 def fill(apps: Any, schema_editor: Any) -> None:
@@ -94,5 +50,5 @@ class Migration(migrations.Migration):
                 condition=models.Q(("folded__isnull", True)), fields=["id"], name="citation_unfolded"
             ),
         ),
-        migrations.RunPython(create_trigger, drop_trigger),
+        migrations.RunPython(citation_folded.create, citation_folded.drop),
     ]
