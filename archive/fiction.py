@@ -91,6 +91,11 @@ def refresh_cited_from(source_id: int, using: str = "default") -> None:
         refresh(model, cited.filter(**{f"{field}__isnull": False}).values_list(field, flat=True), using)
 
 
+def refreshed_at_once() -> bool:
+    """Whether a refresh asked for now is made at once (not inside `deferred()`, which makes it at its end)."""
+    return getattr(_pending, "work", None) is None
+
+
 @contextlib.contextmanager
 def deferred(using: str = "default") -> Iterator[None]:
     """Collect the refreshes asked for inside the block and run them once, at its end."""

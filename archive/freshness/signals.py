@@ -11,6 +11,10 @@ unpublished before and is unpublished after (a draft, a record in review, a
 draft source's passages) changes no document, so it bumps nothing and costs
 the curator no reads of what nests it. A curated row's save that claimed an
 unpublished row (`Curated.claimed_unpublished`) is not read again either.
+
+A citation's save touches its own documents, its passage's and its record's;
+what nests the record only when the save changed the record's fiction flag,
+the one thing of it a citation changes that other documents show.
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from django.db import connections, models, transaction
 from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_save
 from django.dispatch import Signal
 
+from archive import fiction
 from archive.freshness import tags
-from archive.models import Curated, DocumentVersion, Event, Statement
+from archive.models import Citation, Curated, DocumentVersion, Event, Statement
 from archive.models.document_versions import EVERYTHING
 
 _BEFORE = "_freshness_before"
+_FLAGS = "_freshness_record_flags"
 _PENDING = "_freshness_committed_tags"
 
 # Sent once the writes that touched `tags` are committed (on `using`), for whoever keeps documents current.
@@ -109,6 +115,13 @@ def _before_save(sender: type[models.Model], instance: models.Model, raw: bool =
     if raw or _noted_in_bulk():
         return  # fixtures load rows as they are; `loaddata` callers bump `*`
     stored = _as_stored(sender, instance, using)
+    if isinstance(instance, Citation):
+        # Worked out after the save, once it is known whether the save changed the fiction flag of the
+        # record it is evidence for (`_citation_saved`); a citation's save changes nothing its tags read.
+        setattr(instance, _BEFORE, stored)
+        shown = [row for row in (stored, instance) if isinstance(row, Citation) and tags.is_public(row)]
+        setattr(instance, _FLAGS, tags.record_flags(shown))
+        return
     # A record's tags are worked out after the save, with its new state (`tags.saved`); the others' now,
     # while everything they read still shows the row as it was.
     setattr(instance, _BEFORE, stored if isinstance(stored, tags.RECORD_MODELS)
@@ -122,12 +135,37 @@ def _after_save(sender: type[models.Model], instance: models.Model, raw: bool = 
     if raw:
         DocumentVersion.objects.bump_everything(using=using)
         return
-    before: set[str] | models.Model = getattr(instance, _BEFORE, set())
+    before: set[str] | models.Model | None = getattr(instance, _BEFORE, set())
     shown = instance if tags.is_public(instance) else None
-    if isinstance(before, set):
+    if isinstance(instance, Citation):
+        stored = before if isinstance(before, Citation) else None
+        _bump(_citation_saved(stored, instance if shown is not None else None, getattr(instance, _FLAGS, {})),
+              using)
+    elif isinstance(before, set):
         _bump(before | (tags.touched(shown) if shown is not None else set()), using)
     else:
         _bump(tags.saved(before, shown), using)
+
+
+def _citation_saved(stored: Citation | None, shown: Citation | None,
+                    flags_before: dict[tuple[str, int], bool | None]) -> set[str]:
+    """The tags a citation's save touches: what nests its record only where the record's fiction flag changed.
+
+    Whether other documents show a record at all follows its flag, which the citation's save may change
+    (`archive.fiction`, whose receiver has run by now); what else they show of it is by reference, which a
+    citation leaves as it was. Inside `fiction.deferred()` the flag is written later: every nesting is touched.
+    """
+    rows = [row for row in (stored, shown) if row is not None]
+    flags_now = tags.record_flags(rows) if fiction.refreshed_at_once() else {}
+
+    def nesting(row: Citation) -> bool:
+        key = tags.record_key(row)
+        return key not in flags_now or flags_before.get(key) != flags_now[key]
+
+    found: set[str] = set()
+    for row in rows:
+        found |= tags.citation(row, nesting=nesting(row))
+    return found
 
 
 def _before_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **kwargs: Any) -> None:

@@ -185,12 +185,15 @@ def post(instance: Post) -> set[str]:
     )
 
 
-def _target(instance: Citation | Statement) -> set[str]:
+def _target(instance: Citation | Statement, *, nesting: bool = True) -> set[str]:
     """What a citation or a statement is about, as if it had been written itself.
 
     Either may change the record's stored fields and its `fictional` flag
     (written with `update()`, which sends no signal), and with them whether
-    other documents show the record at all.
+    other documents show the record at all. Without `nesting` (the caller
+    knows the flag stayed as it was), a person, unit, place or event touches
+    only its own documents: the others show it by reference, which a citation
+    does not change.
     """
     fields = TARGET_FIELDS if isinstance(instance, Citation) else STATEMENT_TARGETS
     for field in fields:
@@ -200,16 +203,40 @@ def _target(instance: Citation | Statement) -> set[str]:
             assert isinstance(model, type) and issubclass(model, models.Model)
             # Read again: during a cascading delete the target may already be gone (its own signal tells).
             target = model._default_manager.filter(pk=pk).order_by().first()
-            return touched(target) if target is not None else set()
+            if target is None:
+                return set()
+            if not nesting and isinstance(target, RECORD_MODELS):
+                return own(field, [target.slug])
+            return touched(target)
     return set()
 
 
-def citation(instance: Citation) -> set[str]:
+def citation(instance: Citation, *, nesting: bool = True) -> set[str]:
+    """A citation's documents, its passage's, and its record's (with what nests the record, unless not `nesting`)."""
     passage_tags = {f"passage:{instance.passage_id}"}
     source = Source.objects.filter(passages=instance.passage_id).values_list("slug", flat=True).first()
     if source:
         passage_tags.add(f"source:{source}:passages")
-    return {f"citation:{instance.pk}", list_tag("citation")} | passage_tags | _target(instance)
+    return {f"citation:{instance.pk}", list_tag("citation")} | passage_tags | _target(instance, nesting=nesting)
+
+
+def record_flags(citations: Iterable[Citation]) -> dict[tuple[str, int], bool | None]:
+    """The stored `fictional` flag of each person, unit, place or event the citations are evidence for."""
+    found: dict[tuple[str, int], bool | None] = {}
+    for instance in citations:
+        field = instance.target_field
+        if field in RECORD_KINDS:
+            pk = getattr(instance, f"{field}_id")
+            model = instance._meta.get_field(field).related_model
+            assert isinstance(model, type) and issubclass(model, models.Model)
+            found[(field, pk)] = model._default_manager.filter(pk=pk).values_list("fictional", flat=True).first()
+    return found
+
+
+def record_key(instance: Citation) -> tuple[str, int] | None:
+    """The key of the citation's record in `record_flags`."""
+    field = instance.target_field
+    return (field, getattr(instance, f"{field}_id")) if field in RECORD_KINDS else None
 
 
 def is_public(instance: models.Model) -> bool:

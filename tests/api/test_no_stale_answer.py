@@ -81,6 +81,10 @@ WRITES: dict[str, Callable[[World], Any]] = {
                                                      description="撤退令"),
     # Marked historical, a fictional person is no longer fiction: the documents that hid them show them.
     "fictional person marked historical": lambda w: publish_change(w.sun, marked_historical=True),
+    # Cited from a history, an event told only by the novel is no longer fiction: every document that nests it
+    # changes (a citation's save touches them only when it changes its record's flag).
+    "fictional event cited from a history": lambda w: cite(w.passage(w.history, 2), "挹江门", event=w.breakout,
+                                                           claim="broke out through the gate"),
 }
 
 

@@ -182,3 +182,28 @@ def test_a_record_saved_touches_what_nests_it_only_when_what_they_show_of_it_cha
     # Marked historical, the person is no longer fiction: the documents that nest them may show them now.
     assert bumped(marked_historical=True) > own | {"event:breakout"}
     assert bumped(name="孙百里") > own | {"event:breakout"}
+
+
+@pytest.mark.django_db
+def test_a_citation_saved_touches_what_nests_its_record_only_when_the_records_fiction_changes(world: World) -> None:
+    from archive.models import Citation
+    from tests.api.world import cite
+
+    def bumped(quote: str, **target: Any) -> tuple[set[str], Citation]:
+        before = dict(DocumentVersion.objects.values_list("tag", "version"))
+        citation = cite(world.passage(world.history, 2), quote, claim="named here", **target)
+        after = dict(DocumentVersion.objects.values_list("tag", "version"))
+        return {tag for tag, version in after.items() if before.get(tag) != version}, citation
+
+    passage = world.passage(world.history, 2)
+    shared = {f"passage:{passage.pk}", "source:history:passages", "citation:list"}
+    # Tang is cited from the history already: the new citation changes his own documents, not those that nest him.
+    touched, citation = bumped("第七十四军", person=world.tang)
+    assert touched == shared | {f"citation:{citation.pk}", "person:tang-shengzhi", "person:list"}
+    # Sun was told only by the novel: cited from the history, he is no longer fiction, and the documents that
+    # hid him (his event's, among them) show him now.
+    assert Person.objects.get(pk=world.sun.pk).fictional
+    touched, citation = bumped("挹江门", person=world.sun)
+    assert not Person.objects.get(pk=world.sun.pk).fictional
+    assert touched > shared | {f"citation:{citation.pk}", "person:sun-baili", "person:list", "event:breakout"}
+
