@@ -62,9 +62,11 @@ _RENDERER = JSONRenderer()
 REFRESH_LIMIT = 200
 # Tags looked up after one write at most (one query's parameters on every engine).
 REFRESH_SCAN_LIMIT = 5000
-# The mark as the rendered opening of a string, after the character before it: never a backslash, which
-# would make the quote part of a string's text.
-_MARK = re.compile(rb'(?<!\\)"' + re.escape(_RENDERER.render(ORIGIN)[1:-1]))
+# The mark as the rendered opening of a string. A quote after a backslash is part of a string's text, not
+# its opening: `_served` leaves such a match as it is. (The pattern starts with its literal text, which the
+# regular expression engine finds by a fast scan; a lookbehind in front of it made it try every byte.)
+_MARK = re.compile(rb'"' + re.escape(_RENDERER.render(ORIGIN)[1:-1]))
+_BACKSLASH = ord("\\")
 
 
 class _BuildingRequest:
@@ -524,7 +526,12 @@ def _refresh_logged(tags: Iterable[str]) -> None:
 
 def _served(text: bytes, request: Any) -> bytes:
     origin = b'"' + _RENDERER.render(serializers.request_origin(request))[1:-1]
-    return _MARK.sub(lambda _match: origin, text)
+
+    def fill(match: re.Match[bytes]) -> bytes:
+        start = match.start()
+        return match[0] if start and text[start - 1] == _BACKSLASH else origin
+
+    return _MARK.sub(fill, text)
 
 
 def single(document: str, request: Any) -> bytes:

@@ -152,3 +152,16 @@ def test_a_nul_in_a_record_is_refused_by_its_validation(world: World) -> None:
     with pytest.raises(ValidationError) as refused:
         person.full_clean()
     assert "description" in refused.value.message_dict
+
+
+def test_only_a_mark_that_opens_a_string_is_filled_with_the_origin() -> None:
+    from django.test import RequestFactory
+    from rest_framework.renderers import JSONRenderer
+
+    from archive.api import stored
+
+    # A quote and a NUL never reach the archive's text (above); were they there, the mark after the
+    # escaped quote is the text's, and is served as it was written.
+    document = JSONRenderer().render({"url": f"{stored.ORIGIN}/api/v1/persons/tang/", "text": f'"{stored.ORIGIN}'})
+    served = json.loads(stored.single(document.decode(), RequestFactory().get("/api/v1/persons/tang/")))
+    assert served == {"url": "http://testserver/api/v1/persons/tang/", "text": f'"{stored.ORIGIN}'}
