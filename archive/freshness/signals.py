@@ -155,16 +155,11 @@ def _citation_saved(stored: Citation | None, shown: Citation | None,
     (`archive.fiction`, whose receiver has run by now); what else they show of it is by reference, which a
     citation leaves as it was. Inside `fiction.deferred()` the flag is written later: every nesting is touched.
     """
-    rows = [row for row in (stored, shown) if row is not None]
-    flags_now = tags.record_flags(rows) if fiction.refreshed_at_once() else {}
-
-    def nesting(row: Citation) -> bool:
-        key = tags.record_key(row)
-        return key not in flags_now or flags_before.get(key) != flags_now[key]
-
+    flags = flags_before if fiction.refreshed_at_once() else None
     found: set[str] = set()
-    for row in rows:
-        found |= tags.citation(row, nesting=nesting(row))
+    for row in (stored, shown):
+        if row is not None:
+            found |= tags.citation(row, flags)
     return found
 
 

@@ -11,7 +11,7 @@ document (a source's title in every citation), so writing one touches `*`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from django.db import models
@@ -185,15 +185,15 @@ def post(instance: Post) -> set[str]:
     )
 
 
-def _target(instance: Citation | Statement, *, nesting: bool = True) -> set[str]:
+def _target(instance: Citation | Statement, flags: Mapping[tuple[str, int], bool | None] | None = None) -> set[str]:
     """What a citation or a statement is about, as if it had been written itself.
 
     Either may change the record's stored fields and its `fictional` flag
     (written with `update()`, which sends no signal), and with them whether
-    other documents show the record at all. Without `nesting` (the caller
-    knows the flag stayed as it was), a person, unit, place or event touches
-    only its own documents: the others show it by reference, which a citation
-    does not change.
+    other documents show the record at all. Given the `flags` a person, unit,
+    place or event had before a citation's save (`record_flags`), one whose
+    flag is still the same touches only its own documents: the others show it
+    by reference, which a citation does not change.
     """
     fields = TARGET_FIELDS if isinstance(instance, Citation) else STATEMENT_TARGETS
     for field in fields:
@@ -205,19 +205,19 @@ def _target(instance: Citation | Statement, *, nesting: bool = True) -> set[str]
             target = model._default_manager.filter(pk=pk).order_by().first()
             if target is None:
                 return set()
-            if not nesting and isinstance(target, RECORD_MODELS):
+            if flags is not None and isinstance(target, RECORD_MODELS) and flags.get((field, pk)) == target.fictional:
                 return own(field, [target.slug])
             return touched(target)
     return set()
 
 
-def citation(instance: Citation, *, nesting: bool = True) -> set[str]:
-    """A citation's documents, its passage's, and its record's (with what nests the record, unless not `nesting`)."""
+def citation(instance: Citation, flags: Mapping[tuple[str, int], bool | None] | None = None) -> set[str]:
+    """A citation's documents, its passage's, and its record's (with what nests the record: see `_target`)."""
     passage_tags = {f"passage:{instance.passage_id}"}
     source = Source.objects.filter(passages=instance.passage_id).values_list("slug", flat=True).first()
     if source:
         passage_tags.add(f"source:{source}:passages")
-    return {f"citation:{instance.pk}", list_tag("citation")} | passage_tags | _target(instance, nesting=nesting)
+    return {f"citation:{instance.pk}", list_tag("citation")} | passage_tags | _target(instance, flags)
 
 
 def record_flags(citations: Iterable[Citation]) -> dict[tuple[str, int], bool | None]:
@@ -231,12 +231,6 @@ def record_flags(citations: Iterable[Citation]) -> dict[tuple[str, int], bool | 
             assert isinstance(model, type) and issubclass(model, models.Model)
             found[(field, pk)] = model._default_manager.filter(pk=pk).values_list("fictional", flat=True).first()
     return found
-
-
-def record_key(instance: Citation) -> tuple[str, int] | None:
-    """The key of the citation's record in `record_flags`."""
-    field = instance.target_field
-    return (field, getattr(instance, f"{field}_id")) if field in RECORD_KINDS else None
 
 
 def is_public(instance: models.Model) -> bool:
