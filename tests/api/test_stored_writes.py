@@ -206,4 +206,3 @@ def test_a_citation_saved_touches_what_nests_its_record_only_when_the_records_fi
     touched, citation = bumped("挹江门", person=world.sun)
     assert not Person.objects.get(pk=world.sun.pk).fictional
     assert touched > shared | {f"citation:{citation.pk}", "person:sun-baili", "person:list", "event:breakout"}
-

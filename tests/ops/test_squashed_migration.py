@@ -57,10 +57,10 @@ print(json.dumps(found, default=list))
 """
 
 
-def _django(code: str, database: Path, *args: str) -> str:
+def _django(code: str, database: Path) -> str:
     env = {**os.environ, "DEBUG": "1", "SECRET_KEY": "test-secret", "DATABASE_URL": f"sqlite:///{database}",
            "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run([sys.executable, "-c", f"import django, json\ndjango.setup()\n{code}", *args],
+    done = subprocess.run([sys.executable, "-c", f"import django, json\ndjango.setup()\n{code}"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.strip().splitlines()[-1]
