@@ -217,6 +217,9 @@ WHITENOISE_USE_FINDERS = DEBUG
 API_CACHE_SECONDS = int(os.environ.get("API_CACHE_SECONDS", "600"))
 # The API's JSON documents read from their stored copies (`archive.api.stored`); 0 builds each with the serializers.
 API_STORED_DOCUMENTS = os.environ.get("API_STORED_DOCUMENTS", "1") != "0"
+# On PostgreSQL, a stored document is built by one prepared SQL statement (`archive.api.sql_built`);
+# 0 builds it with the serializers, as SQLite always does.
+API_SQL_DOCUMENTS = os.environ.get("API_SQL_DOCUMENTS", "1") != "0"
 # Ceiling of the pages one process holds, in bytes, whatever clients ask for (docs/security.md).
 API_CACHE_MAX_BYTES = int(os.environ.get("API_CACHE_MAX_BYTES", str(32 * 1024 * 1024)))
 # The API throttle's counts must be one store for every worker: the default cache

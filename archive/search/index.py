@@ -24,6 +24,7 @@ from typing import Any
 from django.db import connections, models, transaction
 
 from archive import counting
+from archive.db.session import local_settings
 from archive.models import Passage, PassageSearchEntry, Source, Status
 from archive.models.search_index import database_encoding_problem
 
@@ -283,7 +284,7 @@ _CUSTOM_PLANS = {"plan_cache_mode": "force_custom_plan"}
 @contextmanager
 def planned_for_the_term(using: str = "default") -> Iterator[None]:
     """Plan the search statements run inside for their own term, not with a generic plan."""
-    with _local_settings(using, _CUSTOM_PLANS):
+    with local_settings(using, _CUSTOM_PLANS):
         yield
 
 
@@ -298,25 +299,5 @@ def ordered_walk(using: str = "default") -> Iterator[None]:
     past the exact-count threshold), so bitmap and sequential scans are turned
     off for this one query: the B-tree walk is what remains.
     """
-    with _local_settings(using, {**_WALK_SETTINGS, **_CUSTOM_PLANS}):
+    with local_settings(using, {**_WALK_SETTINGS, **_CUSTOM_PLANS}):
         yield
-
-
-@contextmanager
-def _local_settings(using: str, settings: dict[str, str]) -> Iterator[None]:
-    """PostgreSQL settings local to a transaction (or savepoint), put back after it; nothing elsewhere."""
-    connection = connections[using]
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with transaction.atomic(using=using):
-        with connection.cursor() as cursor:
-            previous = {}
-            for name, value in settings.items():
-                cursor.execute("SELECT current_setting(%s), set_config(%s, %s, true)", [name, name, value])
-                previous[name] = cursor.fetchone()[0]
-        yield
-        # Inside an outer transaction a savepoint's SET LOCAL outlives it: restore by hand.
-        with connection.cursor() as cursor:
-            for name, value in previous.items():
-                cursor.execute("SELECT set_config(%s, %s, true)", [name, value])

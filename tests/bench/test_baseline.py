@@ -9,7 +9,6 @@ document, on the shipped collection and on synthetic data. PostgreSQL only.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from archive.models import Event, Location, Participation, Passage, Person, Sour
 from bench import baseline_app, synthetic
 from tests.json_difference import first_difference
 from tests.shipped import collection_loaded
+from tests.stated_facts import state_facts
 
 pytestmark = pytest.mark.django_db
 
@@ -59,57 +59,6 @@ def _baseline_get(path: str) -> object:
             cursor.execute("SET LOCAL TIME ZONE 'UTC'")
     assert statuses == ["200 OK"], (path, statuses, body[:200])
     return json.loads(body)
-
-
-def _state_facts() -> None:
-    """Statements on some synthetic records (the generator writes none): ranked, fictional, deprecated, draft.
-
-    Written in bulk, as the generator writes, so that no review rule stands
-    between the test and the rows; each account rests on the record's own
-    approved citations, from fiction or not.
-    """
-    from archive.models import Citation, Participation, Post
-    from archive.models.statements import Statement
-
-    nanjing = dt.timezone(dt.timedelta(hours=8))
-    ranks = ["preferred", "normal", "deprecated", "normal"]
-    statuses = ["approved", "approved", "approved", "draft"]
-    statements: list[Statement] = []
-    cited: list[tuple[int, list[int]]] = []
-
-    def state(target: str, record: object, field: str, values: list[str], **extra: object) -> None:
-        evidence = list(
-            Citation.objects.filter(**{target: record}, status=Status.APPROVED).values_list("pk", flat=True)
-        )
-        for index, value in enumerate(values):
-            statements.append(
-                Statement(slug=f"st-{target}-{record.pk}-{field}-{index}", field=field, value=value,  # type: ignore[attr-defined]
-                          as_written=f"written {value}", rank=ranks[index % 4], status=statuses[index % 4],
-                          position=index, **{target: record}, **extra)
-            )
-            cited.append((len(statements) - 1, evidence[index % len(evidence):][:2] if evidence else []))
-
-    for number, event in enumerate(Event.objects.approved().order_by("slug")[:12]):
-        day = dt.datetime(1937, 12, 10 + number % 5, 17, tzinfo=nanjing)
-        state("event", event, "date", [f"1937-12-{10 + number % 5}", "1937-12-20"],
-              earliest=day, latest=day + dt.timedelta(minutes=59))
-        places = list(event.locations.order_by("slug").values_list("slug", flat=True))
-        if places and number % 2:
-            state("event", event, "location", places[:1] + places[:1])
-    for participation in Participation.objects.approved().order_by("slug")[:10]:
-        state("participation", participation, "role", ["commander", "participant", "killed"])
-    for post in Post.objects.approved().order_by("slug")[:10]:
-        state("post", post, "title", ["军长", "师长"])
-        state("post", post, "date_from", ["1937-11", "1937-10", "1937-09"])
-    for person in Person.objects.approved().order_by("slug")[:20]:
-        state("person", person, "birth", ["1890", "1891", "1892", "1893"])
-    for place in Location.objects.approved().order_by("slug")[:10]:
-        state("location", place, "coordinates", ["32.0894,118.7536", "31.5,118", "30.25,117"])
-    Statement.objects.bulk_create(statements)
-    through = Statement.citations.through
-    through.objects.bulk_create(
-        through(statement_id=statements[index].pk, citation_id=pk) for index, pks in cited for pk in pks
-    )
 
 
 def _spread(values: list[Any], count: int) -> list[Any]:
@@ -181,7 +130,7 @@ def _every_document(per_kind: int) -> list[dict[str, object]]:
 
 def test_the_baseline_builds_the_apis_documents(baseline: None) -> None:
     synthetic.generate(passages=3000, seed=9, seed_dir=SEEDS, source_sizes=(200, 400))
-    _state_facts()
+    state_facts()
     persons = list(Person.objects.filter(status=Status.APPROVED).order_by("slug").values_list("slug", flat=True))
     fictional = set(Person.objects.filter(fictional=True).values_list("slug", flat=True))
     paths = ["/api/v1/events/?page_size=50", "/api/v1/events/?page_size=8&page=2", "/api/v1/events/?page_size=8&page=3"]
@@ -206,7 +155,7 @@ def test_the_baseline_builds_the_apis_documents(baseline: None) -> None:
 
 def test_the_baseline_builds_every_kind_of_document_on_synthetic_data(baseline: None) -> None:
     synthetic.generate(passages=3000, seed=9, seed_dir=SEEDS, source_sizes=(200, 400))
-    _state_facts()
+    state_facts()
     accounts = _every_document(per_kind=25)
     assert {account["rank"] for account in accounts} == {"preferred", "normal", "deprecated"}
     assert {account["fictional"] for account in accounts} == {True, False}

@@ -1,0 +1,127 @@
+"""Stored documents built on PostgreSQL by one prepared statement each kind, instead of the ORM and the serializers.
+
+A cold document (one a write made stale) cost its first reader a dozen
+statements through the ORM and the serializers' Python: 30-60 ms for a person
+or an event of a large archive. The same document is one SQL expression
+(`archive.api.documents_sql`): the statement of its kind reads every record
+asked for at once, with the origin mark in its links, and is prepared on the
+connection with a generic plan, so that PostgreSQL plans its tens of
+kilobytes once per connection instead of once per read. The JSON it answers
+is rendered again by the API's renderer, so that the stored text is the very
+text the serializers' build stores (`tests/api/test_sql_built.py` holds every
+kind, in both fiction modes, to that).
+
+On SQLite, with prepared statements off (a pooler that cannot keep them), or
+with `API_SQL_DOCUMENTS` off, `documents` answers None and the serializers build.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from django.db import connections
+from rest_framework.renderers import JSONRenderer
+
+from archive.api.documents_sql import parts, records, texts
+from archive.db.session import local_settings
+from archive.selectors import FictionMode
+
+_RENDERER = JSONRenderer()
+# The documents write dates in the archive's time zone, as the serializers do; each statement's
+# plan is made once per connection, without its parameters (they are keys: every plan is the same).
+_SETTINGS = {"TimeZone": settings.TIME_ZONE, "plan_cache_mode": "force_generic_plan"}
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How one kind of record is read: its tables, its key, what is shown, and its document."""
+
+    tables: str
+    key: str  # the column the keys name: a slug, or an id
+    key_type: str  # the SQL type of an array of keys
+    shown: str  # the condition of a record the API shows (its selector's)
+    updated: str  # the column of its Last-Modified
+    fictional: str  # the column of its fiction flag, as the API answers it
+    document: Callable[[str], str]  # its document, given `include`
+
+
+def _record(table: str, alias: str, document: Callable[[str], str]) -> _Kind:
+    return _Kind(f"archive_{table} {alias}", f"{alias}.slug", "text[]", f"{alias}.status = 'approved'",
+                 f"{alias}.updated_at", f"{alias}.fictional", document)
+
+
+_KINDS: dict[str, _Kind] = {
+    "person": _record("person", "p", records.person),
+    "unit": _record("unit", "u", records.unit),
+    "location": _record("location", "l", records.location),
+    "event": _record("event", "e", records.event),
+    "source": _Kind("archive_source src", "src.slug", "text[]", "src.status = 'approved'", "src.updated_at",
+                    "src.is_fiction", lambda include: texts.source()),
+    # A passage is as fresh as its source, and fiction when its source is.
+    "passage": _Kind(texts.PASSAGE_TABLES, "ps.id", "bigint[]", "src.status = 'approved'", "src.updated_at",
+                     "src.is_fiction", texts.passage),
+    # A citation is shown when it is approved, on an approved source, and its record is shown.
+    "citation": _Kind(texts.CITATION_TABLES, "c.id", "bigint[]",
+                      f"c.status = 'approved' AND cs.status = 'approved' AND {parts.target_visible('c')}",
+                      "c.updated_at", "false", lambda include: texts.citation()),
+}
+
+
+@cache
+def _statement(kind: str, include: bool) -> str:
+    """The statement of `kind` in one fiction mode; built once per process."""
+    spec = _KINDS[kind]
+    with parts.marked_links():
+        document = spec.document("true" if include else "false")
+    return (f"SELECT {spec.key}::text, ({document})::text, floor(extract(epoch FROM {spec.updated}))::bigint, "
+            f"{spec.fictional} FROM {spec.tables} WHERE {spec.key} = ANY(%s::{spec.key_type}) AND {spec.shown}")
+
+
+@dataclass(frozen=True)
+class Built:
+    """One record's document as the API stores it, with what its answer needs besides."""
+
+    key: str
+    body: str
+    last_modified: int | None
+    fictional: bool
+
+
+def available(using: str) -> bool:
+    """Whether documents are built in SQL on the database `using`: PostgreSQL with prepared statements,
+    unless `API_SQL_DOCUMENTS` is off."""
+    connection = connections[using]
+    prepared = bool(connection.settings_dict["OPTIONS"].get("server_side_binding"))
+    return bool(settings.API_SQL_DOCUMENTS) and connection.vendor == "postgresql" and prepared
+
+
+def documents(kind: str, keys: Sequence[Any], mode: FictionMode, using: str) -> list[Built] | None:
+    """The documents of the records of `kind` named by `keys` that the API shows, or None where SQL cannot build.
+
+    A key whose record is not shown is left out, as the serializers' build
+    leaves it out.
+    """
+    if kind not in _KINDS or not available(using):
+        return None
+    statement = _statement(kind, mode.nested is FictionMode.INCLUDE)
+    connection = connections[using]
+    with local_settings(using, _SETTINGS), connection.cursor() as cursor:
+        started = time.monotonic()
+        # Prepared at once: its plan is the work worth keeping (Django's cursor would prepare it on its fifth run).
+        with connection.wrap_database_errors:
+            cursor.cursor.execute(statement, [[str(key) for key in keys]], prepare=True)
+            rows = cursor.cursor.fetchall()
+        if connection.queries_logged:
+            connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
+    return [Built(key, _rendered(body), last_modified, fictional) for key, body, last_modified, fictional in rows]
+
+
+def _rendered(body: str) -> str:
+    """The document as the API's renderer writes it: the same text as the serializers' build stores."""
+    return _RENDERER.render(json.loads(body)).decode()

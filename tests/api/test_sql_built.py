@@ -1,0 +1,108 @@
+"""A document built by SQL (`archive.api.sql_built`) is the very text the serializers' build stores.
+
+PostgreSQL only: every kind of stored document, in both fiction modes, on the
+shipped collection and on synthetic data with statements of every rank,
+compared byte for byte with the serializers' build, with its Last-Modified
+and its fiction flag; keys of records the API does not show are left out by
+both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from archive import selectors
+from archive.api import sql_built, stored
+from archive.models import Citation, Event, Location, Passage, Person, Source, Status, StoredDocument, Unit
+from archive.selectors import FictionMode
+from bench import synthetic
+from tests.shipped import collection_loaded
+from tests.stated_facts import state_facts
+
+pytestmark = pytest.mark.django_db
+SEEDS = Path(__file__).resolve().parents[2] / "fixtures" / "sources"
+
+
+@pytest.fixture(autouse=True)
+def _postgresql() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("documents are built in SQL on PostgreSQL only")
+
+
+def _keys(per_kind: int) -> dict[str, list[Any]]:
+    """Keys of every kind: records spread over the table, fictional ones, drafts and a key that names nothing."""
+    keys: dict[str, list[Any]] = {}
+    for kind, model in (("person", Person), ("unit", Unit), ("location", Location), ("event", Event)):
+        every = model.objects.order_by("slug")
+        slugs = list(every.values_list("slug", flat=True))[:: max(1, every.count() // per_kind)]
+        slugs += list(every.filter(fictional=True).values_list("slug", flat=True)[:5])
+        slugs += list(every.exclude(status=Status.APPROVED).values_list("slug", flat=True)[:2])
+        keys[kind] = [*dict.fromkeys(slugs), "no-such-record"]
+    keys["source"] = [*Source.objects.values_list("slug", flat=True), "no-such-source"]
+    passages = Passage.objects.order_by("id")
+    ids = list(passages.values_list("id", flat=True))[:: max(1, passages.count() // per_kind)]
+    ids += list(passages.filter(citations__status=Status.APPROVED).values_list("id", flat=True)[:per_kind])
+    ids += list(passages.filter(quotes__isnull=False).values_list("id", flat=True)[:3])
+    ids += list(passages.filter(source__is_fiction=True, citations__isnull=False).values_list("id", flat=True)[:5])
+    keys["passage"] = [*dict.fromkeys(ids), 999999999]
+    cited = Citation.objects.order_by("id")
+    ids = list(cited.values_list("id", flat=True))[:: max(1, cited.count() // per_kind)]
+    for target in ("person", "unit", "location", "event", "post", "participation"):
+        ids += list(cited.filter(**{f"{target}__isnull": False}).values_list("id", flat=True)[:3])
+    ids += list(cited.exclude(status=Status.APPROVED).values_list("id", flat=True)[:2])
+    ids += list(selectors.citations_with_targets().filter(passage__source__is_fiction=True)
+                .values_list("id", flat=True)[:3])
+    keys["citation"] = [*dict.fromkeys(ids), 999999999]
+    return keys
+
+
+def _stored(kind: str, keys: list[Any], mode: FictionMode) -> dict[str, tuple[str, int | None, bool]]:
+    """Build the documents of `keys`, and answer what was stored of each, by tag."""
+    StoredDocument.objects.all().delete()
+    built = stored.build(stored.KINDS[kind], keys, mode)
+    rows = StoredDocument.objects.filter(variant=stored.KINDS[kind].variant(mode))
+    assert {row.tag for row in rows} == set(built)
+    return {row.tag: (row.body, row.last_modified, row.fictional) for row in rows}
+
+
+def _first_difference(ours: str, theirs: str) -> tuple[str, str]:
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+              min(len(ours), len(theirs)))
+    return ours[max(0, at - 120):at + 80], theirs[max(0, at - 120):at + 80]
+
+
+def _same_as_the_serializers(per_kind: int) -> int:
+    compared = 0
+    for kind, keys in _keys(per_kind).items():
+        for mode in (FictionMode.EXCLUDE, FictionMode.INCLUDE):
+            by_sql = _stored(kind, keys, mode)
+            with override_settings(API_SQL_DOCUMENTS=False):
+                by_serializers = _stored(kind, keys, mode)
+            assert set(by_sql) == set(by_serializers), (kind, mode)
+            for tag, document in by_serializers.items():
+                assert by_sql[tag] == document, (tag, mode, *_first_difference(by_sql[tag][0], document[0]))
+            compared += len(by_serializers)
+    return compared
+
+
+def test_sql_builds_the_serializers_documents_of_synthetic_data() -> None:
+    synthetic.generate(passages=2000, seed=9, seed_dir=SEEDS, source_sizes=(200, 400))
+    state_facts()
+    assert _same_as_the_serializers(per_kind=20) > 200
+
+
+def test_sql_builds_the_serializers_documents_of_the_shipped_collection() -> None:
+    with collection_loaded():
+        assert _same_as_the_serializers(per_kind=30) > 200
+
+
+def test_sql_is_used_on_postgresql_and_can_be_turned_off() -> None:
+    assert sql_built.available("default")
+    with override_settings(API_SQL_DOCUMENTS=False):
+        assert not sql_built.available("default")
+        assert sql_built.documents("person", ["x"], FictionMode.EXCLUDE, "default") is None
