@@ -18,18 +18,22 @@ with `API_SQL_DOCUMENTS` off, `documents` answers None and the serializers build
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import connections
+from django.db import connections, transaction
 from rest_framework.renderers import JSONRenderer
 
 from archive.api.documents_sql import parts, records, texts
 from archive.db.session import local_settings
+from archive.models import DocumentVersion
+from archive.models.document_versions import EVERYTHING
 from archive.selectors import FictionMode
 
 _RENDERER = JSONRenderer()
@@ -79,8 +83,12 @@ def _statement(kind: str, include: bool) -> str:
     spec = _KINDS[kind]
     with parts.marked_links():
         document = spec.document("true" if include else "false")
+    # The versions the document is stored under, read by the same statement (one snapshot) as what it shows.
+    version = f"coalesce((SELECT v.version FROM {DocumentVersion._meta.db_table} v WHERE v.tag = {{}}), 0)"
+    tag = f"'{kind}:' || {spec.key}::text"
     return (f"SELECT {spec.key}::text, ({document})::text, floor(extract(epoch FROM {spec.updated}))::bigint, "
-            f"{spec.fictional} FROM {spec.tables} WHERE {spec.key} = ANY(%s::{spec.key_type}) AND {spec.shown}")
+            f"{spec.fictional}, {version.format(tag)}, {version.format(repr(EVERYTHING))} "
+            f"FROM {spec.tables} WHERE {spec.key} = ANY(%s::{spec.key_type}) AND {spec.shown}")
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,9 @@ class Built:
     body: str
     last_modified: int | None
     fictional: bool
+    # The versions of its tag and of `*` when it was built (`archive.models.document_versions`).
+    tag_version: int
+    everything_version: int
 
 
 def available(using: str) -> bool:
@@ -99,6 +110,43 @@ def available(using: str) -> bool:
     connection = connections[using]
     prepared = bool(connection.settings_dict["OPTIONS"].get("server_side_binding"))
     return bool(settings.API_SQL_DOCUMENTS) and connection.vendor == "postgresql" and prepared
+
+
+class _Sessions(threading.local):
+    """The databases whose current transaction has the statements' settings in force (`session`), per thread."""
+
+    def __init__(self) -> None:
+        self.aliases: set[str] = set()
+
+
+_sessions = _Sessions()
+
+
+@contextmanager
+def session(using: str) -> Iterator[None]:
+    """A transaction on `using` with the statements' settings in force, for several builds or one.
+
+    Set once at its start; a transaction of its own gives them back by ending,
+    so only a block nested in another puts them back by hand (`local_settings`).
+    """
+    if not available(using):
+        with transaction.atomic(using=using):
+            yield
+        return
+    if using in _sessions.aliases:
+        with transaction.atomic(using=using):
+            yield
+        return
+    with local_settings(using, _SETTINGS):
+        _sessions.aliases.add(using)
+        try:
+            yield
+        finally:
+            _sessions.aliases.discard(using)
+
+
+def _settings_in_force(using: str) -> AbstractContextManager[None]:
+    return nullcontext() if using in _sessions.aliases else local_settings(using, _SETTINGS)
 
 
 def documents(kind: str, keys: Sequence[Any], mode: FictionMode, using: str) -> list[Built] | None:
@@ -111,7 +159,7 @@ def documents(kind: str, keys: Sequence[Any], mode: FictionMode, using: str) -> 
         return None
     statement = _statement(kind, mode.nested is FictionMode.INCLUDE)
     connection = connections[using]
-    with local_settings(using, _SETTINGS), connection.cursor() as cursor:
+    with _settings_in_force(using), connection.cursor() as cursor:
         started = time.monotonic()
         # Prepared at once: its plan is the work worth keeping (Django's cursor would prepare it on its fifth run).
         with connection.wrap_database_errors:
@@ -119,7 +167,7 @@ def documents(kind: str, keys: Sequence[Any], mode: FictionMode, using: str) -> 
             rows = cursor.cursor.fetchall()
         if connection.queries_logged:
             connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
-    return [Built(key, _rendered(body), last_modified, fictional) for key, body, last_modified, fictional in rows]
+    return [Built(key, _rendered(body), *facts) for key, body, *facts in rows]
 
 
 def _rendered(body: str) -> str:

@@ -155,13 +155,13 @@ def _build_once(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> d
     variant = kind.variant(mode)
     alias = router.db_for_write(StoredDocument)
     try:
-        with transaction.atomic(using=alias):
+        with sql_built.session(alias):
             waited = _wait_for_other_builders(alias, [f"{kind.tag(key)}|{variant}" for key in keys])
             # Read again only where another builder may have stored them meanwhile.
             found = _read([kind.tag(key) for key in keys], variant) if waited else {}
             rest = [key for key in keys if kind.tag(key) not in found]
             if rest:
-                found.update(build(kind, rest, mode))
+                found.update(build(kind, rest, mode, own_transaction=True))
     except DatabaseError:
         # A busy database (SQLite's single writer past its timeout) costs a build, never this answer.
         logger.warning("stored API documents were built without waiting for other builders", exc_info=True)
@@ -387,36 +387,43 @@ def _timestamp(moment: dt.datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp())
 
 
-def build(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode) -> dict[str, str]:
+def build(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode, *,
+          own_transaction: bool = False) -> dict[str, str]:
     """Build the documents of `keys` and store them; answer them by tag.
 
-    On PostgreSQL one prepared statement builds them (`sql_built`), elsewhere the serializers.
+    On PostgreSQL one prepared statement builds them (`sql_built`), elsewhere
+    the serializers. `own_transaction` says the caller's transaction does
+    nothing else (`_build_once`): a failed store may roll it back whole.
     """
     variant = kind.variant(mode)
-    # Read before the data: a document is never stored under versions newer than what it shows.
-    versions = DocumentVersion.objects.versions([*(kind.tag(key) for key in keys), EVERYTHING])
-
-    def row(key: object, body: str, last_modified: int | None, fictional: bool) -> StoredDocument:
-        tag = kind.tag(key)
-        return StoredDocument(tag=tag, variant=variant, tag_version=versions.get(tag, 0),
-                              everything_version=versions[EVERYTHING], body=body, last_modified=last_modified,
-                              fictional=fictional)
-
     model = kind.serializer.Meta.model  # type: ignore[attr-defined]  # every kind's serializer is a model's
     built = sql_built.documents(kind.name, keys, mode, router.db_for_read(model))
     if built is not None:
-        rows = [row(document.key, document.body, document.last_modified, document.fictional) for document in built]
+        rows = [StoredDocument(tag=kind.tag(document.key), variant=variant, tag_version=document.tag_version,
+                               everything_version=document.everything_version, body=document.body,
+                               last_modified=document.last_modified, fictional=document.fictional)
+                for document in built]
     else:
-        records = kind.select(mode.nested).filter(**{f"{kind.key_field}__in": list(keys)})
-        data = kind.serializer(records, many=True, context={"request": _BuildingRequest()}).data
-        # The serializer has read the records; iterating them again reads nothing.
-        rows = []
-        for record, document in zip(records, data, strict=True):
-            moment, fictional = kind.facts(record)
-            rows.append(row(document[kind.document_key], _RENDERER.render(document).decode(), _timestamp(moment),
-                            fictional))
-    _store(sorted(rows, key=lambda row: row.tag))
+        rows = _serialized(kind, keys, mode, variant)
+    _store(sorted(rows, key=lambda row: row.tag), savepoint=not own_transaction)
     return {row.tag: row.body for row in rows}
+
+
+def _serialized(kind: DocumentKind, keys: Sequence[Any], mode: FictionMode, variant: str) -> list[StoredDocument]:
+    """The documents of `keys` built by the serializers, as rows to store."""
+    # Read before the data: a document is never stored under versions newer than what it shows.
+    versions = DocumentVersion.objects.versions([*(kind.tag(key) for key in keys), EVERYTHING])
+    records = kind.select(mode.nested).filter(**{f"{kind.key_field}__in": list(keys)})
+    data = kind.serializer(records, many=True, context={"request": _BuildingRequest()}).data
+    rows = []
+    # The serializer has read the records; iterating them again reads nothing.
+    for record, document in zip(records, data, strict=True):
+        tag = kind.tag(document[kind.document_key])
+        moment, fictional = kind.facts(record)
+        rows.append(StoredDocument(tag=tag, variant=variant, tag_version=versions.get(tag, 0),
+                                   everything_version=versions[EVERYTHING], body=_RENDERER.render(document).decode(),
+                                   last_modified=_timestamp(moment), fictional=fictional))
+    return rows
 
 
 _STORED_COLUMNS = ("tag", "variant", "tag_version", "everything_version", "body", "last_modified", "fictional")
@@ -429,7 +436,7 @@ def _parameter_limit(connection: BaseDatabaseWrapper) -> int:
     return 65535
 
 
-def _store(rows: list[StoredDocument]) -> None:
+def _store(rows: list[StoredDocument], *, savepoint: bool = True) -> None:
     """Insert or replace `rows`: one statement for a page of 200 on either engine.
 
     Written in SQL because `bulk_create` splits its rows at Django's fixed
@@ -438,6 +445,7 @@ def _store(rows: list[StoredDocument]) -> None:
     its guard keeps a stored document built under newer versions (a slow
     builder that read before a write never overwrites one built after it).
     A request that reads from a replica stores nothing: it writes nowhere.
+    Without `savepoint`, a failure rolls back the caller's transaction.
     """
     if routers.serving_from_replica():
         return
@@ -449,7 +457,7 @@ def _store(rows: list[StoredDocument]) -> None:
     newer_or_same = (f"{table}.tag_version <= excluded.tag_version "
                      f"AND {table}.everything_version <= excluded.everything_version")
     try:
-        with transaction.atomic(using=alias), connection.cursor() as cursor:
+        with transaction.atomic(using=alias, savepoint=savepoint), connection.cursor() as cursor:
             per_statement = max(1, _parameter_limit(connection) // len(_STORED_COLUMNS))
             for start in range(0, len(rows), per_statement):
                 chunk = rows[start:start + per_statement]

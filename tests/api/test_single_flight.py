@@ -32,10 +32,10 @@ def test_workers_that_miss_the_same_document_at_once_build_it_once(monkeypatch: 
     real_build = stored.build
     started = threading.Barrier(4)
 
-    def slow_build(kind: Any, keys: Any, mode: Any) -> dict[str, str]:
+    def slow_build(kind: Any, keys: Any, mode: Any, **options: Any) -> dict[str, str]:
         builds.append(list(keys))
         threading.Event().wait(0.3)  # long enough for every other worker to arrive and wait
-        return real_build(kind, keys, mode)
+        return real_build(kind, keys, mode, **options)
 
     monkeypatch.setattr(stored, "build", slow_build)
     answers: list[list[str]] = []

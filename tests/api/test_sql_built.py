@@ -18,7 +18,19 @@ from django.test import override_settings
 
 from archive import selectors
 from archive.api import sql_built, stored
-from archive.models import Citation, Event, Location, Passage, Person, Source, Status, StoredDocument, Unit
+from archive.models import (
+    Citation,
+    DocumentVersion,
+    Event,
+    Location,
+    Passage,
+    Person,
+    Source,
+    Status,
+    StoredDocument,
+    Unit,
+)
+from archive.models.document_versions import EVERYTHING
 from archive.selectors import FictionMode
 from bench import synthetic
 from tests.shipped import collection_loaded
@@ -61,13 +73,14 @@ def _keys(per_kind: int) -> dict[str, list[Any]]:
     return keys
 
 
-def _stored(kind: str, keys: list[Any], mode: FictionMode) -> dict[str, tuple[str, int | None, bool]]:
+def _stored(kind: str, keys: list[Any], mode: FictionMode) -> dict[str, tuple[str, int | None, bool, int, int]]:
     """Build the documents of `keys`, and answer what was stored of each, by tag."""
     StoredDocument.objects.all().delete()
     built = stored.build(stored.KINDS[kind], keys, mode)
     rows = StoredDocument.objects.filter(variant=stored.KINDS[kind].variant(mode))
     assert {row.tag for row in rows} == set(built)
-    return {row.tag: (row.body, row.last_modified, row.fictional) for row in rows}
+    return {row.tag: (row.body, row.last_modified, row.fictional, row.tag_version, row.everything_version)
+            for row in rows}
 
 
 def _first_difference(ours: str, theirs: str) -> tuple[str, str]:
@@ -77,6 +90,9 @@ def _first_difference(ours: str, theirs: str) -> tuple[str, str]:
 
 
 def _same_as_the_serializers(per_kind: int) -> int:
+    # Versions besides 0, so that the documents' versions are compared too.
+    persons = Person.objects.values_list("slug", flat=True)[:40]
+    DocumentVersion.objects.bump([EVERYTHING, *(f"person:{slug}" for slug in persons)])
     compared = 0
     for kind, keys in _keys(per_kind).items():
         for mode in (FictionMode.EXCLUDE, FictionMode.INCLUDE):

@@ -1,7 +1,7 @@
 """Sources, their passages and the citations that rest on them: the document of each, as one SQL expression.
 
 A passage's citations are evidence for other records, so each is shown only
-when the record it is evidence for is visible (`sql.target_visible`). A
+when the record it is evidence for is visible (`parts.target_visible`). A
 source's passages and a passage follow the source's nature: fiction is
 included for a fictional source, as the API's default is.
 """
