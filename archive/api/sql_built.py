@@ -78,11 +78,14 @@ _KINDS: dict[str, _Kind] = {
 
 
 @cache
-def _statement(kind: str, include: bool) -> str:
-    """The statement of `kind` in one fiction mode; built once per process."""
+def _statement(kind: str, include: bool | None) -> str:
+    """The statement of `kind` with fiction's evidence shown or not, or (None) as each record's own nature says.
+
+    Built once per process.
+    """
     spec = _KINDS[kind]
     with parts.marked_links():
-        document = spec.document("true" if include else "false")
+        document = spec.document(spec.fictional if include is None else "true" if include else "false")
     # The versions the document is stored under, read by the same statement (one snapshot) as what it shows.
     version = f"coalesce((SELECT v.version FROM {DocumentVersion._meta.db_table} v WHERE v.tag = {{}}), 0)"
     tag = f"'{kind}:' || {spec.key}::text"
@@ -149,15 +152,22 @@ def _settings_in_force(using: str) -> AbstractContextManager[None]:
     return nullcontext() if using in _sessions.aliases else local_settings(using, _SETTINGS)
 
 
-def documents(kind: str, keys: Sequence[Any], mode: FictionMode, using: str) -> list[Built] | None:
+def builds(kind: str) -> bool:
+    """Whether documents of `kind` (a stored kind's name) have a statement."""
+    return kind in _KINDS
+
+
+def documents(kind: str, keys: Sequence[Any], mode: FictionMode | None, using: str) -> list[Built] | None:
     """The documents of the records of `kind` named by `keys` that the API shows, or None where SQL cannot build.
 
-    A key whose record is not shown is left out, as the serializers' build
-    leaves it out.
+    Each is built in the reading `mode`, or with no mode in its record's
+    default reading (fiction's evidence shown for a fictional record, as a
+    detail without `fiction` shows it). A key whose record is not shown is
+    left out, as the serializers' build leaves it out.
     """
     if kind not in _KINDS or not available(using):
         return None
-    statement = _statement(kind, mode.nested is FictionMode.INCLUDE)
+    statement = _statement(kind, None if mode is None else mode.nested is FictionMode.INCLUDE)
     connection = connections[using]
     with _settings_in_force(using), connection.cursor() as cursor:
         started = time.monotonic()

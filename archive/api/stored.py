@@ -231,6 +231,8 @@ class Detail:
     body: str
     last_modified: int | None
     fictional: bool
+    # Built for this answer (it was not current), not read as stored.
+    built: bool = False
 
 
 def details(kind: DocumentKind, key: object) -> dict[str, Detail]:
@@ -258,6 +260,51 @@ def current_detail(kind: DocumentKind, key: object,
         return None
     default = FictionMode.INCLUDE if next(iter(found.values())).fictional else FictionMode.EXCLUDE
     return found.get(kind.variant(choose(default)))
+
+
+def built_detail(kind: DocumentKind, key: object) -> Detail | None:
+    """One record's document in its default reading, built at once in SQL and stored, or None.
+
+    For a plain read of a detail whose stored document is not current
+    (`stored_answers`): on PostgreSQL one statement reads the record and
+    builds its document in the reading its nature gives it, so that neither
+    the record is read first nor the view is reached. None where SQL does
+    not build documents, and for a key whose record is not shown (the view
+    answers it, or redirects a merged slug). Builders of the same document
+    wait for each other (`_build_once`); they lock it under its own name, its
+    reading being known only once it is built.
+    """
+    alias = router.db_for_read(kind.serializer.Meta.model)  # type: ignore[attr-defined]  # a model's serializer
+    if not sql_built.available(alias) or not sql_built.builds(kind.name):
+        return None
+    if routers.serving_from_replica():
+        built = sql_built.documents(kind.name, [key], None, alias)
+        return None if not built else _detail(built[0])
+    alias = router.db_for_write(StoredDocument)
+    try:
+        with sql_built.session(alias):
+            if _wait_for_other_builders(alias, [f"{kind.tag(key)}|default"]):
+                found = current_detail(kind, key, lambda default: default)
+                if found is not None:
+                    return found
+            built = sql_built.documents(kind.name, [key], None, alias)
+            if not built:
+                return None
+            document = built[0]
+            default = FictionMode.INCLUDE if document.fictional else FictionMode.EXCLUDE
+            _store([StoredDocument(tag=kind.tag(document.key), variant=kind.variant(default),
+                                   tag_version=document.tag_version, everything_version=document.everything_version,
+                                   body=document.body, last_modified=document.last_modified,
+                                   fictional=document.fictional)], savepoint=False)
+    except DatabaseError:
+        # A busy database costs this answer the view's way (which builds without waiting), never the answer.
+        logger.warning("a stored API document was not built by the stored answers", exc_info=True)
+        return None
+    return _detail(document)
+
+
+def _detail(document: sql_built.Built) -> Detail:
+    return Detail(document.body, document.last_modified, document.fictional, built=True)
 
 
 # What the stored answers found not current in this request (`stored_answers`), so that its view builds it

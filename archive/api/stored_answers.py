@@ -42,6 +42,7 @@ from archive.api import caching, conditional, stored
 # The Accept headers that DRF answers with plain JSON, the first renderer of every detail.
 _PLAIN = frozenset({"", "*/*", JSONRenderer.media_type})
 STORED = "stored"
+BUILT = "built"  # a detail that was not current, built and stored by this middleware (`stored.built_detail`)
 # Paths remembered by `_resolved` are at most this long, so that its 1,024 entries stay small.
 _REMEMBERED_PATH_LENGTH = 512
 
@@ -121,7 +122,7 @@ class StoredAnswerMiddleware:
         response = HttpResponse(stored.single(detail.body, request), content_type=JSONRenderer.media_type)
         for name, value in view.default_response_headers.items():
             response[name] = value
-        response[caching.HIT_HEADER] = STORED
+        response[caching.HIT_HEADER] = BUILT if detail.built else STORED
         conditional.mark(response, detail.last_modified)
         return conditional.answer(request, response, detail.last_modified)
 
@@ -134,6 +135,9 @@ class StoredAnswerMiddleware:
         except Http404:
             return None
         found = stored.current_detail(stored.KINDS[kind], key, lambda default: default)
+        if found is None:
+            # Not current: built here where SQL builds it (PostgreSQL), else by the view.
+            found = stored.built_detail(stored.KINDS[kind], key)
         if found is None:
             stored.note_missed(request, kind, key)
         return found
