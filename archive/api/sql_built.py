@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import connections, transaction
 from rest_framework.renderers import JSONRenderer
 
-from archive.api.documents_sql import parts, records, texts
+from archive.api.documents_sql import pages, parts, records, texts
 from archive.db.session import local_settings
 from archive.models import DocumentVersion
 from archive.models.document_versions import EVERYTHING
@@ -157,6 +157,11 @@ def builds(kind: str) -> bool:
     return kind in _KINDS
 
 
+def builds_pages(kind: str) -> bool:
+    """Whether the pages of `kind`'s list as first shown have a statement."""
+    return kind in pages.LISTS
+
+
 def documents(kind: str, keys: Sequence[Any], mode: FictionMode | None, using: str) -> list[Built] | None:
     """The documents of the records of `kind` named by `keys` that the API shows, or None where SQL cannot build.
 
@@ -178,6 +183,62 @@ def documents(kind: str, keys: Sequence[Any], mode: FictionMode | None, using: s
         if connection.queries_logged:
             connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
     return [Built(key, _rendered(body), *facts) for key, body, *facts in rows]
+
+
+@dataclass(frozen=True)
+class BuiltPage:
+    """A page of a list as the API stores it (`archive.api.stored.marked_page`), with its facts."""
+
+    body: str
+    empty: bool  # no record on it
+    last_modified: int | None
+    # The versions of its list's tag and of `*` when it was built.
+    tag_version: int
+    everything_version: int
+
+
+@cache
+def _page_statement(kind: str, page_size: int) -> str:
+    """The statement of a page of `kind`'s list as first shown; the page's offset is its one number parameter.
+
+    The page size is written in, as the stored pages have one size each: with
+    LIMIT a parameter, PostgreSQL's generic plan cannot know how few rows a
+    page takes, and sorts every listed record.
+    """
+    of = pages.LISTS[kind]
+    version = f"coalesce((SELECT v.version FROM {DocumentVersion._meta.db_table} v WHERE v.tag = {{}}), 0)"
+    with parts.marked_links():
+        statement = pages.first_reading(
+            kind, totals=f", max({of.alias}.updated_at) AS latest",
+            columns=(f", floor(extract(epoch FROM total.latest))::bigint, {version.format(repr(f'{kind}:list'))}, "
+                     f"{version.format(repr(EVERYTHING))}"),
+        )
+    return statement.replace("%(limit)s", str(int(page_size)))
+
+
+def page(kind: str, number: int, page_size: int, links: tuple[str | None, str | None],
+         using: str) -> BuiltPage | None:
+    """Page `number` of `kind`'s list as first shown, with its `next` and `previous` links (origin marked).
+
+    None where SQL does not build it (see `documents`). The links are the
+    paginator's; `next` is kept only if the count says there is a next page.
+    """
+    if kind not in pages.LISTS or not available(using):
+        return None
+    statement = _page_statement(kind, page_size)
+    following, previous = links
+    params = {"offset": (number - 1) * page_size, "next": json.dumps(following), "previous": json.dumps(previous)}
+    connection = connections[using]
+    with _settings_in_force(using), connection.cursor() as cursor:
+        started = time.monotonic()
+        with connection.wrap_database_errors:
+            cursor.cursor.execute(statement, params, prepare=True)
+            body, last_modified, tag_version, everything_version = cursor.cursor.fetchone()
+        if connection.queries_logged:
+            connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
+    document = json.loads(body)
+    return BuiltPage(_RENDERER.render(document).decode(), not document["results"], last_modified, tag_version,
+                     everything_version)
 
 
 def _rendered(body: str) -> str:

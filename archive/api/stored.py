@@ -44,6 +44,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.serializers import BaseSerializer
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from archive import selectors
 from archive.api import serializers, sql_built
@@ -301,6 +302,63 @@ def built_detail(kind: DocumentKind, key: object) -> Detail | None:
         logger.warning("a stored API document was not built by the stored answers", exc_info=True)
         return None
     return _detail(document)
+
+
+def built_page(kind: DocumentKind, variant: str, request: Any, page_size: int) -> Detail | None:
+    """A page of `kind`'s list as first shown (`page_variant`), built at once in SQL and stored whole, or None.
+
+    For a plain read of a list's page that is not current (`stored_answers`):
+    on PostgreSQL one statement counts the list and builds the page's
+    documents, so that neither its records' keys nor their documents are
+    read first and the view is not reached. Its members' documents are not
+    stored one by one: the page is, whole. None where SQL does not build
+    pages, and for a page past the end of its list (the view answers 404).
+    Builders of the same page wait for each other, as builders of a document do.
+    """
+    alias = router.db_for_read(kind.serializer.Meta.model)  # type: ignore[attr-defined]  # a model's serializer
+    if not sql_built.available(alias) or not sql_built.builds_pages(kind.name):
+        return None
+    number = int(variant.removeprefix(PAGE_PREFIX).split(":")[0])
+    links = _page_links(request, number)
+    if routers.serving_from_replica():
+        built = sql_built.page(kind.name, number, page_size, links, alias)
+        return None if built is None or (built.empty and number > 1) else _page(built)
+    alias = router.db_for_write(StoredDocument)
+    tag = kind.tag("list")
+    try:
+        with sql_built.session(alias):
+            if _wait_for_other_builders(alias, [f"{tag}|{variant}"]):
+                found = current_page(kind, variant)
+                if found is not None:
+                    return found
+            built = sql_built.page(kind.name, number, page_size, links, alias)
+            if built is None or (built.empty and number > 1):
+                return None
+            _store([StoredDocument(tag=tag, variant=variant, tag_version=built.tag_version,
+                                   everything_version=built.everything_version, body=built.body,
+                                   last_modified=built.last_modified, fictional=False)], savepoint=False)
+    except DatabaseError:
+        logger.warning("a stored API page was not built by the stored answers", exc_info=True)
+        return None
+    return _page(built)
+
+
+def _page_links(request: Any, number: int) -> tuple[str | None, str | None]:
+    """The next and previous links of page `number` as DRF's paginator writes them, origin marked.
+
+    The next link is given whatever the count; the page's statement keeps it only if there is a next page.
+    """
+    url = request.build_absolute_uri()
+    following = replace_query_param(url, "page", number + 1)
+    previous = None if number == 1 else (remove_query_param(url, "page") if number == 2
+                                         else replace_query_param(url, "page", number - 1))
+    origin = serializers.request_origin(request)
+    return (ORIGIN + following[len(origin):] if following.startswith(origin) else following,
+            None if previous is None else ORIGIN + previous[len(origin):] if previous.startswith(origin) else previous)
+
+
+def _page(built: sql_built.BuiltPage) -> Detail:
+    return Detail(built.body, built.last_modified, False, built=True)
 
 
 def _detail(document: sql_built.Built) -> Detail:

@@ -151,5 +151,8 @@ class StoredAnswerMiddleware:
             return None
         found = stored.current_page(stored.KINDS[kind], variant)
         if found is None:
+            # Not current: built here where SQL builds it (PostgreSQL), else by the view.
+            found = stored.built_page(stored.KINDS[kind], variant, request, page_size)
+        if found is None:
             stored.note_missed(request, kind, variant)
         return found

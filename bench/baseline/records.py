@@ -8,31 +8,19 @@ API's default for the detail of a fictional record).
 
 from __future__ import annotations
 
-from archive.api.documents_sql.parts import fictional, visible
+from archive.api.documents_sql.pages import LISTS, first_reading, page
+from archive.api.documents_sql.parts import fictional
 from archive.api.documents_sql.records import event, location, person, unit
-from bench.baseline.sql import page
-
-# The models' default orderings (`Meta.ordering`), which the API's lists keep.
-_KINDS = {
-    # path: (table, alias, document, sort keys, order of the keys)
-    "persons": ("person", "p", person, {"name": "p.name", "slug": "p.slug"}, "name, slug"),
-    "units": ("unit", "u", unit, {"name": "u.name", "slug": "u.slug"}, "name, slug"),
-    "locations": ("location", "l", location, {"name": "l.name", "slug": "l.slug"}, "name, slug"),
-    "events": (
-        "event", "e", event, {"earliest": "e.earliest", "latest": "e.latest", "slug": "e.slug"},
-        "earliest ASC NULLS LAST, latest ASC NULLS LAST, slug",
-    ),
-}
 
 
 def _statements() -> tuple[dict[str, str], dict[str, str]]:
     pages, details = {}, {}
-    for kind, (table, alias, document, keys, order) in _KINDS.items():
-        pages[kind] = page(
-            f"archive_{table} {alias}", alias, f"{visible(alias)}", keys, order, document("false")
-        )
-        details[kind] = f"""SELECT {document(fictional(alias))}::text FROM archive_{table} {alias}
-            WHERE {alias}.slug = %(slug)s AND {alias}.status = 'approved'"""
+    for path, (kind, document) in {"persons": ("person", person), "units": ("unit", unit),
+                                   "locations": ("location", location), "events": ("event", event)}.items():
+        pages[path] = first_reading(kind)
+        of = LISTS[kind]
+        details[path] = f"""SELECT {document(fictional(of.alias))}::text FROM {of.tables}
+            WHERE {of.alias}.slug = %(slug)s AND {of.alias}.status = 'approved'"""
     return pages, details
 
 
@@ -51,9 +39,8 @@ def _took_part(who: str) -> str:
 
 
 def _filtered_events() -> dict[str, str]:
-    table, alias, document, keys, order = _KINDS["events"]
-    return {who: page(f"archive_{table} {alias}", alias, f"{visible(alias)} AND {_took_part(who)}", keys, order,
-                      document("false"))
+    of = LISTS["event"]
+    return {who: page(of.tables, of.alias, f"{of.where} AND {_took_part(who)}", of.keys, of.order, of.document())
             for who in ("person", "unit")}
 
 

@@ -14,10 +14,13 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from archive import selectors
 from archive.api import sql_built, stored
+from archive.api.caching import HIT_HEADER
+from archive.api.pagination import ArchivePagination
+from archive.api.stored_answers import BUILT, STORED
 from archive.models import (
     Citation,
     DocumentVersion,
@@ -122,3 +125,61 @@ def test_sql_is_used_on_postgresql_and_can_be_turned_off() -> None:
     with override_settings(API_SQL_DOCUMENTS=False):
         assert not sql_built.available("default")
         assert sql_built.documents("person", ["x"], FictionMode.EXCLUDE, "default") is None
+
+
+LISTS = {"person": "persons", "unit": "units", "location": "locations", "event": "events", "source": "sources",
+         "citation": "citations"}
+
+
+def _page_answers(paths: list[str]) -> dict[str, tuple[int, bytes, str | None, str | None]]:
+    """Each path's answer (status, body, Last-Modified, X-Archive-Cache) and nothing stored before it."""
+    answers = {}
+    for path in paths:
+        StoredDocument.objects.all().delete()
+        response = Client().get(path)
+        answers[path] = (response.status_code, response.content, response.get("Last-Modified"),
+                         response.get(HIT_HEADER))
+    return answers
+
+
+def test_sql_builds_the_views_pages_of_every_list(settings: Any) -> None:
+    settings.API_CACHE_SECONDS = 0
+    synthetic.generate(passages=2000, seed=9, seed_dir=SEEDS, source_sizes=(200, 400))
+    state_facts()
+    paths, existing = [], 0
+    for path in LISTS.values():
+        count = Client().get(f"/api/v1/{path}/").json()["count"]
+        pages = -(-count // ArchivePagination.page_size)
+        paths += [f"/api/v1/{path}/", f"/api/v1/{path}/?page=2", f"/api/v1/{path}/?page_size=50&page={pages}",
+                  f"/api/v1/{path}/?page={pages + 1}"]
+        existing += 3 if pages >= 2 else 2
+    by_sql = _page_answers(paths)
+    with override_settings(API_SQL_DOCUMENTS=False):
+        by_view = _page_answers(paths)
+    built = 0
+    for path in paths:
+        status, body, modified, way = by_sql[path]
+        assert (status, body, modified) == by_view[path][:3], (path, *_first_difference(body.decode(),
+                                                                                         by_view[path][1].decode()))
+        assert by_view[path][3] != BUILT
+        if status == 200:
+            assert way == BUILT, path
+            built += 1
+        else:
+            assert status == 404 and way is None, path  # past the end: the view answers
+    assert built == existing
+    assert sum(1 for status, *_ in by_view.values() if status == 200) > len(LISTS) * 2
+
+
+def test_a_built_page_is_stored_whole_and_served_as_stored(settings: Any) -> None:
+    settings.API_CACHE_SECONDS = 0
+    with collection_loaded():
+        first = Client().get("/api/v1/events/?page=2")
+        assert first[HIT_HEADER] == BUILT
+        stored_page = StoredDocument.objects.get(tag="event:list", variant="page:2:p")
+        again = Client().get("/api/v1/events/?page=2")
+        assert again[HIT_HEADER] == STORED and again.content == first.content
+        # Its members' documents are not stored one by one: the page is.
+        assert not StoredDocument.objects.filter(tag__startswith="event:").exclude(pk=stored_page.pk).exists()
+        DocumentVersion.objects.bump(["event:list"])
+        assert Client().get("/api/v1/events/?page=2")[HIT_HEADER] == BUILT

@@ -70,8 +70,12 @@ def test_a_cold_page_reads_its_stored_page_once(world: World, api: ApiClient) ->
     _reads(api, f"{BASE}/events/")
     DocumentVersion.objects.bump_everything()
     reads, _ = _reads(api, f"{BASE}/events/")
-    # The page (once, by the stored answers), its records' documents, and those again after the builders' locks.
-    assert reads == 3
+    if connection.vendor == "postgresql":
+        # The page, by the stored answers, which build it whole in one statement (`stored.built_page`).
+        assert reads == 1
+    else:
+        # The page (once, by the stored answers), its records' documents, and those again after the builders' locks.
+        assert reads == 3
 
 
 def test_a_filtered_page_builds_no_prefetch_of_its_selector(

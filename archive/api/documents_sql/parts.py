@@ -34,6 +34,11 @@ def marked_links() -> Iterator[None]:
         _marked = False
 
 
+def links_marked() -> bool:
+    """Whether the statements written now carry the origin mark in their links (`marked_links`)."""
+    return _marked
+
+
 def link(path: str, key: str, tail: str = "'/'") -> str:
     """The link to an API path: `path` (after `/api/v1/`), then the SQL expressions `key` and `tail`.
 
