@@ -18,6 +18,7 @@ with `API_SQL_DOCUMENTS` off, `documents` answers None and the serializers build
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import connections, transaction
 from rest_framework.renderers import JSONRenderer
@@ -182,7 +184,7 @@ def documents(kind: str, keys: Sequence[Any], mode: FictionMode | None, using: s
             rows = cursor.cursor.fetchall()
         if connection.queries_logged:
             connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
-    return [Built(key, _rendered(body), *facts) for key, body, *facts in rows]
+    return [Built(key, rendered(body), *facts) for key, body, *facts in rows]
 
 
 @dataclass(frozen=True)
@@ -236,11 +238,33 @@ def page(kind: str, number: int, page_size: int, links: tuple[str | None, str | 
             body, last_modified, tag_version, everything_version = cursor.cursor.fetchone()
         if connection.queries_logged:
             connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
-    document = json.loads(body)
-    return BuiltPage(_RENDERER.render(document).decode(), not document["results"], last_modified, tag_version,
-                     everything_version)
+    text = rendered(body)
+    return BuiltPage(text, text.endswith('"results":[]}'), last_modified, tag_version, everything_version)
 
 
-def _rendered(body: str) -> str:
-    """The document as the API's renderer writes it: the same text as the serializers' build stores."""
+# The exponent of a float as PostgreSQL writes it; a digit before it tells it from a word ("source-0").
+# Found with its literal first letter and checked by hand: far faster than a pattern that begins with a class.
+_EXPONENT = re.compile(r"e[-+][0-9]")
+
+
+def _exponent_in(body: str) -> bool:
+    return any(match.start() and body[match.start() - 1] in "0123456789" for match in _EXPONENT.finditer(body))
+
+
+def rendered(body: str) -> str:
+    """PostgreSQL's JSON as the API's renderer writes it: the same text as the serializers' build stores.
+
+    Parsed and written again by orjson, four times faster than the standard
+    library for a page of fifty documents, with the two lines the renderer
+    escapes (U+2028, U+2029) escaped as it does. orjson writes every other
+    value as the renderer does but a float in exponent form, which
+    PostgreSQL writes with its sign (`1e-05`, `1e+16`): a body with such a
+    number anywhere, if only in a text, goes the standard library's way.
+    (Integers past 64 bits, which orjson would read as floats, are in no
+    document: ids are `bigint`.) `tests/api/test_sql_built.py` holds both
+    ways to the renderer.
+    """
+    if not _exponent_in(body):
+        text = orjson.dumps(orjson.loads(body)).decode()
+        return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return _RENDERER.render(json.loads(body)).decode()

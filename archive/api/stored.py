@@ -438,8 +438,32 @@ def keep_page(page: PageToKeep, body: str, last_modified: int | None) -> None:
 
 def current_page(kind: DocumentKind, variant: str) -> Detail | None:
     """The stored page of `kind`'s list in `variant`, while no write has touched the list since it was built."""
-    rows = _current("d.body, d.last_modified", "d.tag = %s AND d.variant = %s", [kind.tag("list"), variant])
-    return Detail(rows[0][0], rows[0][1], False) if rows else None
+    return stored_page(kind, variant).current
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """What the store holds of one page of a list."""
+
+    current: Detail | None  # the page, while no write has touched the list since it was built
+    # Whether every document of its records is stale as well: a write has touched everything (`*`) since the
+    # page was stored, or none is stored. Then the page is best built whole; else most are current.
+    all_stale: bool
+
+
+def stored_page(kind: DocumentKind, variant: str) -> StoredPage:
+    """The stored page of `kind`'s list in `variant`, current or not, in one statement."""
+    connection = connections[router.db_for_read(StoredDocument)]
+    _, joined = _tables(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT d.body, d.last_modified, {_IS_CURRENT}, "
+                       f"d.everything_version = COALESCE(e.version, 0) FROM {joined} "
+                       "WHERE d.tag = %s AND d.variant = %s", [EVERYTHING, kind.tag("list"), variant])
+        row = cursor.fetchone()
+    if row is None:
+        return StoredPage(None, all_stale=True)
+    body, last_modified, current, everything_current = row
+    return StoredPage(Detail(body, last_modified, False) if current else None, all_stale=not everything_current)
 
 
 def prune(tags: Sequence[str] | None = None) -> int:

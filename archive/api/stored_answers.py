@@ -149,9 +149,11 @@ class StoredAnswerMiddleware:
         variant = stored.page_variant(request.META.get("QUERY_STRING", ""), page_size)
         if kind is None or variant is None:
             return None
-        found = stored.current_page(stored.KINDS[kind], variant)
-        if found is None:
-            # Not current: built here where SQL builds it (PostgreSQL), else by the view.
+        page = stored.stored_page(stored.KINDS[kind], variant)
+        found = page.current
+        if found is None and page.all_stale:
+            # Built here whole where SQL builds it (PostgreSQL); when only the list moved, the view reads
+            # its records' documents, most of them current, and builds the others.
             found = stored.built_page(stored.KINDS[kind], variant, request, page_size)
         if found is None:
             stored.note_missed(request, kind, variant)
