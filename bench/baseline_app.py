@@ -6,7 +6,8 @@ serializers and the middleware cost. This app answers every JSON document of
 the API in its default reading (no filters, fiction excluded from lists):
 the pages of sources, persons, units, places, events and citations
 (`?page=P&page_size=N`), a source's passages, and the detail of a record of
-each kind and of a passage. Each is one SQL statement (`bench/baseline/`)
+each kind and of a passage. Each is one SQL statement (`bench/baseline/`, around
+the API's own SQL of each document, `archive/api/documents_sql/`)
 that applies the API's rules (approved records all the way down; fiction
 excluded, in the records listed and in the citations nested in them; each
 stated field shown from its best visible statement, with every account
