@@ -304,6 +304,10 @@ def built_detail(kind: DocumentKind, key: object) -> Detail | None:
     return _detail(document)
 
 
+# The largest offset a page's statement is asked for (a bigint's).
+_LAST_OFFSET = 2**63 - 1
+
+
 def built_page(kind: DocumentKind, variant: str, request: Any, page_size: int) -> Detail | None:
     """A page of `kind`'s list as first shown (`page_variant`), built at once in SQL and stored whole, or None.
 
@@ -319,6 +323,8 @@ def built_page(kind: DocumentKind, variant: str, request: Any, page_size: int) -
     if not sql_built.available(alias) or not sql_built.builds_pages(kind.name):
         return None
     number = int(variant.removeprefix(PAGE_PREFIX).split(":")[0])
+    if (number - 1) * page_size > _LAST_OFFSET:
+        return None  # past any list, and past PostgreSQL's OFFSET: the view answers 404
     links = _page_links(request, number)
     if routers.serving_from_replica():
         built = sql_built.page(kind.name, number, page_size, links, alias)

@@ -26,7 +26,8 @@ def local_settings(using: str, settings: dict[str, str]) -> Iterator[None]:
                            "FROM unnest(%s::text[], %s::text[]) AS s(name, value)", [names, values])
             previous = [row[0] for row in cursor.fetchall()]
         yield
-        if nested:
+        # A failed statement inside marks the block for rollback, which puts the settings back itself.
+        if nested and not connection.needs_rollback:
             # Inside an outer transaction a savepoint's SET LOCAL outlives it: restore by hand.
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config(name, value, true) FROM unnest(%s::text[], %s::text[]) "

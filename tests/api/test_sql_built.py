@@ -203,3 +203,10 @@ def test_documents_from_postgresql_are_written_as_the_renderer_writes(value: obj
                                       ensure_ascii=False)
     expected = JSONRenderer().render({"v": value, "list": [value, {"k": value}]}).decode()
     assert sql_built.rendered(as_postgresql_writes) == expected
+
+
+def test_a_page_past_any_list_is_the_views_404(settings: Any) -> None:
+    settings.API_CACHE_SECONDS = 0
+    for number in (10**6, 10**30):
+        response = Client().get(f"/api/v1/persons/?page={number}")
+        assert response.status_code == 404 and response.get(HIT_HEADER) is None, number
