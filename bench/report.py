@@ -142,10 +142,14 @@ LIMITS = [
     ("store size", "what the stored documents hold: every record's document in both fiction modes, the pages "
      "and documents the API stages read, and, after a `*` cycle, the same built again beside the dead rows the "
      "pruning left to VACUUM. Passages and citations are stored only as they are read."),
-    ("cold read after", "a document made stale by a write is built by its first reader through the serializers "
-     "and the ORM (its selector's prefetches: a dozen statements for an event, each in the ORM's Python), stored, "
-     "and served; a page then reads its records' documents, building those the write made stale. A source's "
-     "edit makes every document stale (`*`). The baseline's one statement with its cached plan builds the same "
+    ("cold read after", "a document made stale by a write is built by its first reader in one prepared SQL "
+     "statement (`archive/api/sql_built.py`, the baseline's own SQL with the origin mark in its links), written "
+     "again by the renderer, stored and served by the stored answers, in a transaction that takes the document's "
+     "builder lock; a page of a list as first shown is built whole the same way when every document on it is "
+     "stale (a source's edit or `*`), and by the view from its records' documents when only the list moved (a "
+     "record published). What is left over the baseline is Django's request around the statement, the lock's "
+     "transaction and the store's write: about 2 ms, which is most of a source's document or page, whose "
+     "statement takes well under 1 ms. The baseline's one statement with its cached plan builds the same "
      "document in PostgreSQL, with no Python around it."),
     ("events page ?", "a filtered page is never stored whole: the view runs the filter's query, counts and pages "
      "the records' keys, and reads their stored documents in one statement, through Django's middleware and "
