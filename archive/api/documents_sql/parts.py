@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
-# Whether the statements written now carry the origin mark in their links (`marked_links`).
-_marked = False
+# Whether the statements written now carry the origin mark in their links (`marked_links`): one value per
+# thread, so that two requests writing their statements at once never mix the two ways.
+_marked: ContextVar[bool] = ContextVar("marked_links", default=False)
 
 
 @contextmanager
@@ -26,17 +28,16 @@ def marked_links() -> Iterator[None]:
     the mark escaped (`\\u0000`) and cast to `json`, which keeps it as written.
     No record's text can be taken for it: the archive refuses NUL in text.
     """
-    global _marked
-    _marked = True
+    token = _marked.set(True)
     try:
         yield
     finally:
-        _marked = False
+        _marked.reset(token)
 
 
 def links_marked() -> bool:
     """Whether the statements written now carry the origin mark in their links (`marked_links`)."""
-    return _marked
+    return _marked.get()
 
 
 def link(path: str, key: str, tail: str = "'/'") -> str:
@@ -44,10 +45,9 @@ def link(path: str, key: str, tail: str = "'/'") -> str:
 
     Keys are slugs and ids, which need no escaping in JSON.
     """
-    if _marked:
+    if _marked.get():
         return f"""('"\\u0000origin/api/v1/{path}' || {key} || {tail} || '"')::json"""
     return f"%(base)s::text || '/api/v1/{path}' || {key} || {tail}"
-
 
 
 def fictional(alias: str) -> str:
