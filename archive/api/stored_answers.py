@@ -16,11 +16,17 @@ language), the API's throttle, and the validators and conditional GET of
 `archive.api.conditional`. Its headers are the view's (`Allow`, `Vary`, the
 validators); `X-Archive-Cache: stored` says which way it came.
 
+On PostgreSQL a document that is not current (a write has touched its
+record since it was built) is built here too, in one SQL statement, stored
+and answered (`stored.built_detail`, `X-Archive-Cache: built`); so is a
+page that is not current when every document on it is stale as well
+(`stored.built_page`).
+
 Everything else goes on to the view, which answers it as before: another
 format, any query parameter of a detail (and any but the page's of a list),
 a method but GET, a path that names no record or no stored kind, a document
-that is not current (a write has touched its record, or the list, since it
-was built, and the view builds it again), and a client the
+that is not current on SQLite, a page whose list alone has moved (the view
+reads its records' documents, most of them current), and a client the
 throttle refuses (the view then answers 429 in its usual words; a refused
 request spends nothing, so the second check refuses too).
 """
@@ -42,7 +48,7 @@ from archive.api import caching, conditional, stored
 # The Accept headers that DRF answers with plain JSON, the first renderer of every detail.
 _PLAIN = frozenset({"", "*/*", JSONRenderer.media_type})
 STORED = "stored"
-BUILT = "built"  # a detail that was not current, built and stored by this middleware (`stored.built_detail`)
+BUILT = "built"  # not current, so built and stored by this middleware (`stored.built_detail`, `built_page`)
 # Paths remembered by `_resolved` are at most this long, so that its 1,024 entries stay small.
 _REMEMBERED_PATH_LENGTH = 512
 
