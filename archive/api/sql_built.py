@@ -7,9 +7,10 @@ or an event of a large archive. The same document is one SQL expression
 asked for at once, with the origin mark in its links, and is prepared on the
 connection with a generic plan, so that PostgreSQL plans its tens of
 kilobytes once per connection instead of once per read. The JSON it answers
-is rendered again by the API's renderer, so that the stored text is the very
-text the serializers' build stores (`tests/api/test_sql_built.py` holds every
-kind, in both fiction modes, to that).
+is written again as the API's renderer writes it (`rendered`), so that the
+stored text is the very text the serializers' build stores
+(`tests/api/test_sql_built.py` holds every kind, in both fiction modes, to
+that).
 
 On SQLite, with prepared statements off (a pooler that cannot keep them), or
 with `API_SQL_DOCUMENTS` off, `documents` answers None and the serializers build.

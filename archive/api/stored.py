@@ -4,7 +4,8 @@ A page of fifty nested events is some seven hundred model instances and tens
 of milliseconds of Python through the ORM and the serializers; fifty stored
 documents are one indexed query. The serializers remain the one definition of
 every shape: a document is built by them the first time it is asked for (or
-for a whole archive by `manage.py build_documents`), stored under the
+for a whole archive by `manage.py build_documents`), on PostgreSQL by one
+prepared SQL statement held to the serializers' very text (`sql_built`), stored under the
 versions of its tag and of `*` (`archive.models.stored_documents`), and read
 back while those versions stand. Every write bumps the tags of the documents
 that show what it wrote, in the writer's transaction (`archive.freshness`), so
