@@ -90,11 +90,33 @@ def _statement(kind: str, include: bool | None) -> str:
     with parts.marked_links():
         document = spec.document(spec.fictional if include is None else "true" if include else "false")
     # The versions the document is stored under, read by the same statement (one snapshot) as what it shows.
-    version = f"coalesce((SELECT v.version FROM {DocumentVersion._meta.db_table} v WHERE v.tag = {{}}), 0)"
     tag = f"'{kind}:' || {spec.key}::text"
+    versions = f"{_version(tag)}, {_version(repr(EVERYTHING))}"
     return (f"SELECT {spec.key}::text, ({document})::text, floor(extract(epoch FROM {spec.updated}))::bigint, "
-            f"{spec.fictional}, {version.format(tag)}, {version.format(repr(EVERYTHING))} "
+            f"{spec.fictional}, {versions} "
             f"FROM {spec.tables} WHERE {spec.key} = ANY(%s::{spec.key_type}) AND {spec.shown}")
+
+
+def _version(tag: str) -> str:
+    """The current version of the tag the SQL expression `tag` names; 0 for a tag never bumped."""
+    return f"coalesce((SELECT v.version FROM {DocumentVersion._meta.db_table} v WHERE v.tag = {tag}), 0)"
+
+
+def _run(using: str, statement: str, params: Any) -> list[tuple[Any, ...]]:
+    """Run a document's statement, prepared at once, with the statements' settings; its rows.
+
+    Prepared at once: its plan is the work worth keeping (Django's cursor
+    would prepare it on its fifth run). Logged as Django logs its queries.
+    """
+    connection = connections[using]
+    with _settings_in_force(using), connection.cursor() as cursor:
+        started = time.monotonic()
+        with connection.wrap_database_errors:
+            cursor.cursor.execute(statement, params, prepare=True)
+            rows = cursor.cursor.fetchall()
+        if connection.queries_logged:
+            connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
+    return rows
 
 
 @dataclass(frozen=True)
@@ -176,15 +198,7 @@ def documents(kind: str, keys: Sequence[Any], mode: FictionMode | None, using: s
     if kind not in _KINDS or not available(using):
         return None
     statement = _statement(kind, None if mode is None else mode.nested is FictionMode.INCLUDE)
-    connection = connections[using]
-    with _settings_in_force(using), connection.cursor() as cursor:
-        started = time.monotonic()
-        # Prepared at once: its plan is the work worth keeping (Django's cursor would prepare it on its fifth run).
-        with connection.wrap_database_errors:
-            cursor.cursor.execute(statement, [[str(key) for key in keys]], prepare=True)
-            rows = cursor.cursor.fetchall()
-        if connection.queries_logged:
-            connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
+    rows = _run(using, statement, [[str(key) for key in keys]])
     return [Built(key, rendered(body), *facts) for key, body, *facts in rows]
 
 
@@ -209,12 +223,11 @@ def _page_statement(kind: str, page_size: int) -> str:
     page takes, and sorts every listed record.
     """
     of = pages.LISTS[kind]
-    version = f"coalesce((SELECT v.version FROM {DocumentVersion._meta.db_table} v WHERE v.tag = {{}}), 0)"
     with parts.marked_links():
         statement = pages.first_reading(
             kind, totals=f", max({of.alias}.updated_at) AS latest",
-            columns=(f", floor(extract(epoch FROM total.latest))::bigint, {version.format(repr(f'{kind}:list'))}, "
-                     f"{version.format(repr(EVERYTHING))}"),
+            columns=(f", floor(extract(epoch FROM total.latest))::bigint, {_version(repr(f'{kind}:list'))}, "
+                     f"{_version(repr(EVERYTHING))}"),
         )
     return statement.replace("%(limit)s", str(int(page_size)))
 
@@ -231,14 +244,7 @@ def page(kind: str, number: int, page_size: int, links: tuple[str | None, str | 
     statement = _page_statement(kind, page_size)
     following, previous = links
     params = {"offset": (number - 1) * page_size, "next": json.dumps(following), "previous": json.dumps(previous)}
-    connection = connections[using]
-    with _settings_in_force(using), connection.cursor() as cursor:
-        started = time.monotonic()
-        with connection.wrap_database_errors:
-            cursor.cursor.execute(statement, params, prepare=True)
-            body, last_modified, tag_version, everything_version = cursor.cursor.fetchone()
-        if connection.queries_logged:
-            connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - started:.3f}"})
+    [(body, last_modified, tag_version, everything_version)] = _run(using, statement, params)
     text = rendered(body)
     return BuiltPage(text, text.endswith('"results":[]}'), last_modified, tag_version, everything_version)
 
