@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from archive.models.statements import FIELDS_OF, MULTI_VALUED
+
 # Whether the statements written now carry the origin mark in their links (`marked_links`): one value per
 # thread, so that two requests writing their statements at once never mix the two ways.
 _marked: ContextVar[bool] = ContextVar("marked_links", default=False)
@@ -107,15 +109,6 @@ def target_visible(alias: str) -> str:
 
 # --- statements: each stated field's visible accounts, and the value shown from them (`archive.statements`)
 
-# The fields each kind of record states, and the one whose values add up (`archive.models.statements`).
-STATED = {
-    "event": ("date", "location"),
-    "participation": ("role",),
-    "post": ("title", "date_from", "date_to"),
-    "person": ("birth", "death"),
-    "location": ("coordinates",),
-}
-_MULTI_VALUED = {"location"}
 # As `archive.models.statements.preference`: deprecated last, then stated before inferred, then rank.
 _ACCOUNT_ORDER = (
     "s.rank = 'deprecated', s.basis = 'inferred', "
@@ -175,8 +168,8 @@ def statements(alias: str, kind: str, include: str = "false") -> str:
         'fictional', {_STATEMENT_FICTIONAL}, 'note', s.note,
         'citations', {_statement_citations(include)})"""
     fields: list[str] = []
-    for field in STATED[kind]:
-        if field in _MULTI_VALUED:
+    for field in FIELDS_OF[kind]:
+        if field in MULTI_VALUED:
             value = (
                 f"(SELECT coalesce(json_agg(s.value ORDER BY {_ACCOUNT_ORDER}), '[]'::json) "
                 f"{accounts(alias, kind, field, include, live=True)})"
