@@ -360,8 +360,12 @@ def _page_links(request: Any, number: int) -> tuple[str | None, str | None]:
     previous = None if number == 1 else (remove_query_param(url, "page") if number == 2
                                          else replace_query_param(url, "page", number - 1))
     origin = serializers.request_origin(request)
-    return (ORIGIN + following[len(origin):] if following.startswith(origin) else following,
-            None if previous is None else ORIGIN + previous[len(origin):] if previous.startswith(origin) else previous)
+    return _marked_url(following, origin), None if previous is None else _marked_url(previous, origin)
+
+
+def _marked_url(url: str, origin: str) -> str:
+    """A URL of this request with the origin mark in place of its origin, so that it can be stored."""
+    return ORIGIN + url[len(origin):] if url.startswith(origin) else url
 
 
 def _page(built: sql_built.BuiltPage) -> Detail:
@@ -704,7 +708,7 @@ def marked_page(envelope: dict[str, Any], documents: list[str], request: Any) ->
     any host.
     """
     origin = serializers.request_origin(request)
-    marked = {name: ORIGIN + value[len(origin):] if isinstance(value, str) and value.startswith(origin) else value
+    marked = {name: _marked_url(value, origin) if isinstance(value, str) else value
               for name, value in envelope.items()}
     head = _RENDERER.render(marked).decode()
     assert head.endswith('"results":[]}'), head[-40:]

@@ -8,7 +8,8 @@ The records are committed (a transactional test), so that every worker's connect
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from django.contrib.auth.models import Group, Permission
@@ -20,6 +21,8 @@ from archive.roles import ensure_groups
 from archive.selectors import FictionMode
 from tests.factories import approved
 
+T = TypeVar("T")
+
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="advisory locks: PostgreSQL (SQLite admits one writer)")
 @pytest.mark.django_db(transaction=True)
@@ -30,7 +33,6 @@ def test_workers_that_miss_the_same_document_at_once_build_it_once(monkeypatch: 
     approved(Person(slug="matsui-iwane", name="松井石根", side="japanese"))
     builds: list[list[Any]] = []
     real_build = stored.build
-    started = threading.Barrier(4)
 
     def slow_build(kind: Any, keys: Any, mode: Any, **options: Any) -> dict[str, str]:
         builds.append(list(keys))
@@ -38,24 +40,7 @@ def test_workers_that_miss_the_same_document_at_once_build_it_once(monkeypatch: 
         return real_build(kind, keys, mode, **options)
 
     monkeypatch.setattr(stored, "build", slow_build)
-    answers: list[list[str]] = []
-    errors: list[BaseException] = []
-
-    def worker() -> None:
-        try:
-            started.wait()
-            answers.append(stored.documents(kind, ["tang-shengzhi", "matsui-iwane"], FictionMode.EXCLUDE))
-        except BaseException as error:  # reported by the assertion below
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert not errors, errors
+    answers = _at_once(4, lambda: stored.documents(kind, ["tang-shengzhi", "matsui-iwane"], FictionMode.EXCLUDE))
     assert builds == [["tang-shengzhi", "matsui-iwane"]]
     assert len(answers) == 4 and all(answer == answers[0] for answer in answers)
     assert StoredDocument.objects.filter(tag__in=["person:tang-shengzhi", "person:matsui-iwane"]).count() == 2
@@ -85,26 +70,12 @@ def test_readers_of_the_same_stale_answer_at_once_build_it_once(monkeypatch: pyt
         return statement(*args, **kwargs)
 
     monkeypatch.setattr(sql_built, "documents" if what == "detail" else "page", slow)
-    started = threading.Barrier(4)
-    answers: list[tuple[bytes, str]] = []
-    errors: list[BaseException] = []
 
-    def reader() -> None:
-        try:
-            started.wait()
-            response = Client().get(path)
-            answers.append((response.content, response[HIT_HEADER]))
-        except BaseException as error:  # reported by the assertion below
-            errors.append(error)
-        finally:
-            connections.close_all()
+    def read() -> tuple[bytes, str]:
+        response = Client().get(path)
+        return response.content, response[HIT_HEADER]
 
-    threads = [threading.Thread(target=reader) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert not errors, errors
+    answers = _at_once(4, read)
     assert builds == [what]
     assert len(answers) == 4 and len({body for body, _ in answers}) == 1
     assert sorted(way for _, way in answers) == [BUILT, STORED, STORED, STORED]
@@ -128,3 +99,27 @@ def test_a_reader_on_a_replica_builds_its_answer_and_stores_nothing(monkeypatch:
         assert response.status_code == 200 and response[HIT_HEADER] == BUILT, path
         assert "唐生智" in response.content.decode()
     assert not StoredDocument.objects.exists()
+
+
+def _at_once(workers: int, call: Callable[[], T]) -> list[T]:
+    """What `call` answers in each of `workers` threads started together, each on its own connections."""
+    started = threading.Barrier(workers)
+    answers: list[T] = []
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            started.wait()
+            answers.append(call())
+        except BaseException as error:  # reported by the assertion below
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors, errors
+    return answers
